@@ -1,0 +1,106 @@
+"""The catalogue's data model (SPEC §4.1), pure.
+
+A ``Tool`` is one entry of ``catalogue.json``: its name read as words, whether
+it reads or writes, its input and result schemas, the declarations the check
+and the saga read, and its binding (how it runs). Every other module (the
+selector, the check, the lints, the importers, the engine) takes these plain
+dataclasses; nothing here knows Django.
+
+Wire format::
+
+    {"version": 1, "tools": [{"name": "charge_card", "words": "charge card",
+      "action": "charge", "thing": "card", "kind": "write", ...}]}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from catalogue.words import name_words
+
+Kind = Literal["read", "write"]
+
+CATALOGUE_VERSION = 1
+
+DECLARATIONS = (
+    "compensation",
+    "irreversible",
+    "idempotency",
+    "egress",
+    "reads_outside",
+    "privilege",
+    "confirm",
+    "verify",
+)
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool of a catalogue. ``kind`` is never guessed toward ``read``."""
+
+    name: str
+    kind: Kind = "write"
+    description: str = ""
+    input_schema: Mapping[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
+    result_schema: Mapping[str, Any] | None = None
+    words: str = ""
+    action: str = ""
+    thing: str = ""
+    # Declarations (SPEC §4.1, §4.3).
+    compensation: Mapping[str, Any] | None = None  # {"tool": name, "arguments": {...}}
+    irreversible: bool = False
+    idempotency: Mapping[str, Any] | None = None  # {"argument": name} or {"header": name}
+    egress: bool = False
+    reads_outside: bool = False
+    privilege: str | None = None
+    confirm: str | None = None
+    verify: Mapping[str, Any] | None = None
+    binding: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.words:
+            words = name_words(self.name)
+            object.__setattr__(self, "words", " ".join(words))
+            object.__setattr__(self, "action", self.action or (words[0] if words else ""))
+            object.__setattr__(self, "thing", self.thing or " ".join(words[1:]))
+
+    @property
+    def is_write(self) -> bool:
+        return self.kind != "read"
+
+    @property
+    def properties(self) -> Mapping[str, Any]:
+        props = self.input_schema.get("properties") or {}
+        return props if isinstance(props, Mapping) else {}
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        req = self.input_schema.get("required") or ()
+        return tuple(str(r) for r in req)
+
+    @property
+    def retry_safe(self) -> bool:
+        return bool(self.idempotency)
+
+    def to_json(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["input_schema"] = dict(self.input_schema)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Tool:
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def catalogue_json(tools: Iterable[Tool]) -> dict[str, Any]:
+    return {"version": CATALOGUE_VERSION, "tools": [t.to_json() for t in tools]}
+
+
+def tools_from_catalogue(data: Mapping[str, Any]) -> list[Tool]:
+    return [Tool.from_json(t) for t in data.get("tools", [])]
