@@ -1,0 +1,71 @@
+"""How a tool runs: its binding (SPEC §3), and what came back (SPEC §9).
+
+Every binding answers with an ``Outcome`` whose ``transport`` is one of
+``ok``, ``refused``, ``error``, ``timeout``, ``no_response``. ``timeout`` and
+``no_response`` are *ambiguous*: the effect may or may not have happened, so
+the engine never sends the write again blindly.
+
+``invoke(tool, arguments, ...)`` dispatches on the binding's key: ``python``
+(in process), ``http`` (an OpenAPI import) or ``mcp`` (``tools/call``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from catalogue.tools import Tool
+
+Transport = Literal["ok", "refused", "error", "timeout", "no_response"]
+AMBIGUOUS: frozenset[str] = frozenset({"timeout", "no_response"})
+
+
+class OutcomeUnknown(Exception):
+    """Raised by a Python tool whose effect may have happened (a lost reply).
+
+    ``TimeoutError`` means the same (SPEC §9).
+    """
+
+
+class ToolRefused(Exception):
+    """Raised by a tool that refused the call before any effect (a 4xx, say)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    transport: Transport
+    result: Any = None
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.transport == "ok"
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.transport in AMBIGUOUS
+
+
+def invoke(
+    tool: Tool,
+    arguments: Mapping[str, Any],
+    *,
+    idempotency_key: str | None = None,
+    timeout: float = 30.0,
+    base_dir: str | None = None,
+) -> Outcome:
+    binding = tool.binding
+    if "python" in binding:
+        from catalogue.bindings.python import invoke_python
+
+        return invoke_python(tool, arguments, base_dir=base_dir)
+    if "http" in binding:
+        from catalogue.bindings.http import invoke_http  # type: ignore[import-not-found,unused-ignore]
+
+        return invoke_http(tool, arguments, idempotency_key=idempotency_key, timeout=timeout)
+    if "mcp" in binding:
+        from catalogue.bindings.mcp import invoke_mcp  # type: ignore[import-not-found,unused-ignore]
+
+        return invoke_mcp(tool, arguments, timeout=timeout, base_dir=base_dir)
+    return Outcome("error", error=f"tool {tool.name!r} has no binding")
