@@ -68,32 +68,94 @@ ERRORS: Final = (NO_MODEL, NO_KEY, MODEL_ERROR, MODEL_TIMEOUT, MODEL_GARBAGE)
 # follows the interface's ``modelKey*`` strings (seed 002).
 MESSAGES: Final[Mapping[str, Mapping[str, str]]] = {
     "en": {
-        "no_model": "Your bot needs your AI key to help with this: no AI model is set up for it yet.",
-        "no_key": "Your bot needs your AI key ({variable}) to help with this; until you add it, it can't help.",
-        "key_refused": "Your AI provider refused the key in {variable}, so your bot can't help with this; check the key as your provider gave it.",
-        "model_status": "The AI model answered with an error (HTTP {status}), so your bot can't help with this right now.",
-        "model_unreachable": "The AI model could not be reached, so your bot can't help with this right now.",
-        "model_timeout": "The AI model took too long to answer, so your bot can't help with this right now.",
-        "garbage_body": "The AI model's answer could not be read, so your bot can't help with this.",
+        "no_model": (
+            "Your bot needs your AI key to help with this: no AI model is set up for it yet."
+        ),
+        "no_key": (
+            "Your bot needs your AI key ({variable}) to help with this; until you add it, it "
+            "can't help."
+        ),
+        "key_refused": (
+            "Your AI provider refused the key in {variable}, so your bot can't help with this; "
+            "check the key as your provider gave it."
+        ),
+        "model_status": (
+            "The AI model answered with an error (HTTP {status}), so your bot can't help with "
+            "this right now."
+        ),
+        "model_unreachable": (
+            "The AI model could not be reached, so your bot can't help with this right now."
+        ),
+        "model_timeout": (
+            "The AI model took too long to answer, so your bot can't help with this right now."
+        ),
+        "garbage_body": (
+            "The AI model's answer could not be read, so your bot can't help with this."
+        ),
         "garbage_empty": "The AI model answered with nothing, so your bot can't help with this.",
-        "garbage_arguments": "The AI model wrote arguments for {tools} that could not be read, so nothing was planned.",
-        "garbage_question": "The AI model asked a question that can't be shown ({reason}), so your bot can't help with this.",
-        "unknown_tools": "The AI model named tools your bot doesn't have ({tools}), so those calls were left out.",
-        "only_unknown_tools": "The AI model named only tools your bot doesn't have ({tools}), so nothing was planned.",
+        "garbage_arguments": (
+            "The AI model wrote arguments for {tools} that could not be read, so nothing was "
+            "planned."
+        ),
+        "garbage_question": (
+            "The AI model asked a question that can't be shown ({reason}), so your bot can't help "
+            "with this."
+        ),
+        "unknown_tools": (
+            "The AI model named tools your bot doesn't have ({tools}), so those calls were left "
+            "out."
+        ),
+        "only_unknown_tools": (
+            "The AI model named only tools your bot doesn't have ({tools}), so nothing was planned."
+        ),
     },
     "pt-BR": {
-        "no_model": "Seu bot precisa da sua chave de IA para ajudar com isso: nenhum modelo de IA foi configurado para ele ainda.",
-        "no_key": "Seu bot precisa da sua chave de IA ({variable}) para ajudar com isso; até você adicioná-la, ele não consegue ajudar.",
-        "key_refused": "Seu provedor de IA recusou a chave em {variable}, então seu bot não consegue ajudar com isso; confira a chave como o provedor a forneceu.",
-        "model_status": "O modelo de IA respondeu com um erro (HTTP {status}), então seu bot não consegue ajudar com isso agora.",
-        "model_unreachable": "Não foi possível falar com o modelo de IA, então seu bot não consegue ajudar com isso agora.",
-        "model_timeout": "O modelo de IA demorou demais para responder, então seu bot não consegue ajudar com isso agora.",
-        "garbage_body": "Não foi possível ler a resposta do modelo de IA, então seu bot não consegue ajudar com isso.",
-        "garbage_empty": "O modelo de IA respondeu sem conteúdo, então seu bot não consegue ajudar com isso.",
-        "garbage_arguments": "O modelo de IA escreveu argumentos ilegíveis para {tools}, então nada foi planejado.",
-        "garbage_question": "O modelo de IA fez uma pergunta que não pode ser mostrada ({reason}), então seu bot não consegue ajudar com isso.",
-        "unknown_tools": "O modelo de IA citou ferramentas que seu bot não tem ({tools}), então essas chamadas ficaram de fora.",
-        "only_unknown_tools": "O modelo de IA citou só ferramentas que seu bot não tem ({tools}), então nada foi planejado.",
+        "no_model": (
+            "Seu bot precisa da sua chave de IA para ajudar com isso: nenhum modelo de IA foi "
+            "configurado para ele ainda."
+        ),
+        "no_key": (
+            "Seu bot precisa da sua chave de IA ({variable}) para ajudar com isso; até você "
+            "adicioná-la, ele não consegue ajudar."
+        ),
+        "key_refused": (
+            "Seu provedor de IA recusou a chave em {variable}, então seu bot não consegue ajudar "
+            "com isso; confira a chave como o provedor a forneceu."
+        ),
+        "model_status": (
+            "O modelo de IA respondeu com um erro (HTTP {status}), então seu bot não consegue "
+            "ajudar com isso agora."
+        ),
+        "model_unreachable": (
+            "Não foi possível falar com o modelo de IA, então seu bot não consegue ajudar com "
+            "isso agora."
+        ),
+        "model_timeout": (
+            "O modelo de IA demorou demais para responder, então seu bot não consegue ajudar com "
+            "isso agora."
+        ),
+        "garbage_body": (
+            "Não foi possível ler a resposta do modelo de IA, então seu bot não consegue ajudar "
+            "com isso."
+        ),
+        "garbage_empty": (
+            "O modelo de IA respondeu sem conteúdo, então seu bot não consegue ajudar com isso."
+        ),
+        "garbage_arguments": (
+            "O modelo de IA escreveu argumentos ilegíveis para {tools}, então nada foi planejado."
+        ),
+        "garbage_question": (
+            "O modelo de IA fez uma pergunta que não pode ser mostrada ({reason}), então seu bot "
+            "não consegue ajudar com isso."
+        ),
+        "unknown_tools": (
+            "O modelo de IA citou ferramentas que seu bot não tem ({tools}), então essas chamadas "
+            "ficaram de fora."
+        ),
+        "only_unknown_tools": (
+            "O modelo de IA citou só ferramentas que seu bot não tem ({tools}), então nada foi "
+            "planejado."
+        ),
     },
 }
 DEFAULT_LANGUAGE: Final = "en"
@@ -201,8 +263,9 @@ def delegate(
 
     by_name = {tool.name: tool for tool in tools}
     clarify = CLARIFY_TOOL_FALLBACK if CLARIFY_TOOL in by_name else CLARIFY_TOOL
-    body = request_body(config, turn=turn, history=history, tools=tools, clarify=clarify,
-                        language=language)
+    body = request_body(
+        config, turn=turn, history=history, tools=tools, clarify=clarify, language=language
+    )
     url = config.base_url.rstrip("/") + "/chat/completions"
     try:
         with httpx.Client(transport=transport, timeout=config.timeout) as client:
@@ -216,14 +279,22 @@ def delegate(
 
     if response.status_code in (401, 403):
         logger.warning("model %s at %s: key refused (%s)", config.model, url, response.status_code)
-        return ModelAnswer(error=MODEL_ERROR, detail=words["key_refused"].format(variable=config.key_env))
+        return ModelAnswer(
+            error=MODEL_ERROR, detail=words["key_refused"].format(variable=config.key_env)
+        )
     if not response.is_success:
         # The body may say why (rate limit, unknown model); it goes to the log
         # for the operator, cut short, and never to the person.
-        logger.warning("model %s at %s: HTTP %s: %.500s", config.model, url,
-                       response.status_code, response.text)
-        return ModelAnswer(error=MODEL_ERROR,
-                           detail=words["model_status"].format(status=response.status_code))
+        logger.warning(
+            "model %s at %s: HTTP %s: %.500s",
+            config.model,
+            url,
+            response.status_code,
+            response.text,
+        )
+        return ModelAnswer(
+            error=MODEL_ERROR, detail=words["model_status"].format(status=response.status_code)
+        )
     try:
         data = response.json()
     except ValueError:
@@ -354,7 +425,9 @@ def read_completion(
 # --- helpers ------------------------------------------------------------------
 
 
-def _read_question(candidates: Sequence[dict[str, Any] | None], words: Mapping[str, str]) -> ModelAnswer:
+def _read_question(
+    candidates: Sequence[dict[str, Any] | None], words: Mapping[str, str]
+) -> ModelAnswer:
     """The first question the model asked that can be shown."""
     reason = ""
     for args in candidates:
@@ -464,7 +537,8 @@ def _content_text(content: Any) -> str:
     if isinstance(content, list):
         # The "content parts" shape: [{"type": "text", "text": ...}, ...].
         parts = [
-            part["text"] for part in content
+            part["text"]
+            for part in content
             if isinstance(part, Mapping) and isinstance(part.get("text"), str)
         ]
         return "\n".join(parts).strip()

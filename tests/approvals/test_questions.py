@@ -79,7 +79,9 @@ def test_make_question(raw: dict[str, Any], expected: dict[str, Any]) -> None:
 
 REFUSED = [
     pytest.param("Which card?", q.QUESTION_NOT_OBJECT, id="not-a-mapping"),
-    pytest.param(make_choice(kind="yesno"), q.QUESTION_KIND_UNKNOWN.format(kind="yesno"), id="kind"),
+    pytest.param(
+        make_choice(kind="yesno"), q.QUESTION_KIND_UNKNOWN.format(kind="yesno"), id="kind"
+    ),
     pytest.param({"prompt": "Which?"}, q.QUESTION_KIND_UNKNOWN.format(kind=None), id="no-kind"),
     pytest.param(make_choice(prompt=""), q.QUESTION_PROMPT_EMPTY, id="empty-prompt"),
     pytest.param(make_open(prompt="   "), q.QUESTION_PROMPT_EMPTY, id="blank-prompt"),
@@ -102,9 +104,7 @@ REFUSED = [
         q.QUESTION_TOO_MANY_CHOICES.format(max=4, count=5),
         id="five-choices-never-cut",
     ),
-    pytest.param(
-        make_open(choices=["a"]), q.QUESTION_OPEN_WITH_CHOICES, id="open-with-choices"
-    ),
+    pytest.param(make_open(choices=["a"]), q.QUESTION_OPEN_WITH_CHOICES, id="open-with-choices"),
 ]
 
 
@@ -125,7 +125,9 @@ FLATTENED = [
     pytest.param({"description": "Visa card"}, "Visa card", id="description"),
     pytest.param({"text": "Visa"}, "Visa", id="text"),
     pytest.param({"title": "Visa"}, "Visa", id="title"),
-    pytest.param({"title": "T", "text": "X", "description": "D", "label": "L"}, "L", id="label-first"),
+    pytest.param(
+        {"title": "T", "text": "X", "description": "D", "label": "L"}, "L", id="label-first"
+    ),
     pytest.param({"label": "", "description": "D", "text": "X"}, "D", id="empty-label-skipped"),
     pytest.param({"label": "  ", "title": " T "}, "T", id="blank-label-skipped"),
     pytest.param({"label": 7, "text": "seven"}, "seven", id="non-text-label-skipped"),
@@ -212,14 +214,24 @@ NOT_ANSWERED = [
         q.ANSWER_INDEX_OUT_OF_RANGE.format(index=-1, last=1),
         id="negative-index",
     ),
-    pytest.param(make_choice(), {"kind": "choice", "index": "1"}, q.ANSWER_INDEX_NOT_INT, id="index-text"),
-    pytest.param(make_choice(), {"kind": "choice", "index": 1.0}, q.ANSWER_INDEX_NOT_INT, id="index-float"),
-    pytest.param(make_choice(), {"kind": "choice", "index": True}, q.ANSWER_INDEX_NOT_INT, id="index-bool"),
+    pytest.param(
+        make_choice(), {"kind": "choice", "index": "1"}, q.ANSWER_INDEX_NOT_INT, id="index-text"
+    ),
+    pytest.param(
+        make_choice(), {"kind": "choice", "index": 1.0}, q.ANSWER_INDEX_NOT_INT, id="index-float"
+    ),
+    pytest.param(
+        make_choice(), {"kind": "choice", "index": True}, q.ANSWER_INDEX_NOT_INT, id="index-bool"
+    ),
     pytest.param(make_choice(), {"kind": "choice"}, q.ANSWER_INDEX_NOT_INT, id="index-missing"),
     pytest.param(make_open(), {"kind": "open", "text": ""}, q.ANSWER_TEXT_EMPTY, id="empty-text"),
-    pytest.param(make_open(), {"kind": "open", "text": " \n"}, q.ANSWER_TEXT_EMPTY, id="blank-text"),
+    pytest.param(
+        make_open(), {"kind": "open", "text": " \n"}, q.ANSWER_TEXT_EMPTY, id="blank-text"
+    ),
     pytest.param(make_open(), {"kind": "open"}, q.ANSWER_TEXT_EMPTY, id="text-missing"),
-    pytest.param(make_open(), {"kind": "open", "text": 4411}, q.ANSWER_TEXT_EMPTY, id="text-not-text"),
+    pytest.param(
+        make_open(), {"kind": "open", "text": 4411}, q.ANSWER_TEXT_EMPTY, id="text-not-text"
+    ),
 ]
 
 
@@ -234,7 +246,9 @@ def test_validate_answer_refuses(question: dict[str, Any], answer: Any, message:
 
 def test_validate_answer_refuses_a_question_that_was_never_valid() -> None:
     with pytest.raises(QuestionError):
-        validate_answer(make_choice(choices=["a", "b", "c", "d", "e"]), {"kind": "choice", "index": 4})
+        validate_answer(
+            make_choice(choices=["a", "b", "c", "d", "e"]), {"kind": "choice", "index": 4}
+        )
 
 
 # --- timing out ---------------------------------------------------------------
@@ -244,7 +258,9 @@ ASKED = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 TIMED = [
     pytest.param(ASKED, q.DEFAULT_TIMEOUT_SECONDS, False, id="just-asked"),
     pytest.param(ASKED + timedelta(seconds=599), q.DEFAULT_TIMEOUT_SECONDS, False, id="599s"),
-    pytest.param(ASKED + timedelta(seconds=600), q.DEFAULT_TIMEOUT_SECONDS, True, id="600s-deadline"),
+    pytest.param(
+        ASKED + timedelta(seconds=600), q.DEFAULT_TIMEOUT_SECONDS, True, id="600s-deadline"
+    ),
     pytest.param(ASKED + timedelta(hours=1), q.DEFAULT_TIMEOUT_SECONDS, True, id="an-hour"),
     pytest.param(ASKED + timedelta(seconds=30), 30, True, id="custom-timeout"),
     pytest.param(ASKED + timedelta(seconds=29.5), 30, False, id="custom-not-yet"),

@@ -77,7 +77,9 @@ def server() -> Iterator[FakeChatServer]:
         yield fake
 
 
-def ask(server: FakeChatServer, *, config: ModelConfig | None = None, **overrides: Any) -> ModelAnswer:
+def ask(
+    server: FakeChatServer, *, config: ModelConfig | None = None, **overrides: Any
+) -> ModelAnswer:
     kwargs: dict[str, Any] = {
         "turn": "take forty off my order 4411",
         "history": HISTORY,
@@ -127,13 +129,33 @@ def test_several_calls_are_numbered_from_one(server: FakeChatServer) -> None:
 
 
 VALUES = [
-    pytest.param({"order_id": 4411, "amount": "40"}, {"order_id": "4411", "amount": 40}, id="lossless"),
-    pytest.param({"order_id": "4411", "amount": "40.50"}, {"order_id": "4411", "amount": 40.5}, id="decimal"),
-    pytest.param({"order_id": "4411", "amount": "forty"}, {"order_id": "4411", "amount": "forty"}, id="words-kept"),
-    pytest.param({"order_id": "4411", "amount": "1_000"}, {"order_id": "4411", "amount": "1_000"}, id="underscore-kept"),
-    pytest.param({"order_id": "4411", "amount": "nan"}, {"order_id": "4411", "amount": "nan"}, id="nan-kept"),
-    pytest.param({"order_id": True, "amount": 40}, {"order_id": True, "amount": 40}, id="bool-kept"),
-    pytest.param({"order_id": "4411", "amount": 40, "note": 7}, {"order_id": "4411", "amount": 40, "note": 7}, id="unknown-arg-kept-for-check"),
+    pytest.param(
+        {"order_id": 4411, "amount": "40"}, {"order_id": "4411", "amount": 40}, id="lossless"
+    ),
+    pytest.param(
+        {"order_id": "4411", "amount": "40.50"}, {"order_id": "4411", "amount": 40.5}, id="decimal"
+    ),
+    pytest.param(
+        {"order_id": "4411", "amount": "forty"},
+        {"order_id": "4411", "amount": "forty"},
+        id="words-kept",
+    ),
+    pytest.param(
+        {"order_id": "4411", "amount": "1_000"},
+        {"order_id": "4411", "amount": "1_000"},
+        id="underscore-kept",
+    ),
+    pytest.param(
+        {"order_id": "4411", "amount": "nan"}, {"order_id": "4411", "amount": "nan"}, id="nan-kept"
+    ),
+    pytest.param(
+        {"order_id": True, "amount": 40}, {"order_id": True, "amount": 40}, id="bool-kept"
+    ),
+    pytest.param(
+        {"order_id": "4411", "amount": 40, "note": 7},
+        {"order_id": "4411", "amount": 40, "note": 7},
+        id="unknown-arg-kept-for-check",
+    ),
 ]
 
 
@@ -232,9 +254,7 @@ MALFORMED = [
 
 @pytest.mark.parametrize("arguments", MALFORMED)
 def test_unreadable_arguments_spoil_the_plan(server: FakeChatServer, arguments: str) -> None:
-    server.add(
-        tool_calls_reply(("get_order", {"order_id": "4411"}), ("charge_card", arguments))
-    )
+    server.add(tool_calls_reply(("get_order", {"order_id": "4411"}), ("charge_card", arguments)))
     answer = ask(server)
     assert answer.calls == ()
     assert answer.error == "model_garbage"
@@ -246,8 +266,13 @@ BAD_SHAPES = [
     pytest.param({"choices": [{"index": 0}]}, id="no-message"),
     pytest.param({"error": "overloaded"}, id="error-object-with-200"),
     pytest.param([1, 2], id="a-list"),
-    pytest.param(completion({"role": "assistant", "tool_calls": "get_order"}), id="tool-calls-text"),
-    pytest.param(completion({"role": "assistant", "tool_calls": [{"function": {"arguments": "{}"}}]}), id="call-without-name"),
+    pytest.param(
+        completion({"role": "assistant", "tool_calls": "get_order"}), id="tool-calls-text"
+    ),
+    pytest.param(
+        completion({"role": "assistant", "tool_calls": [{"function": {"arguments": "{}"}}]}),
+        id="call-without-name",
+    ),
     pytest.param(completion({"role": "assistant", "tool_calls": [7]}), id="call-a-number"),
 ]
 
@@ -281,16 +306,26 @@ def test_clarify_becomes_a_validated_question(server: FakeChatServer) -> None:
 @pytest.mark.parametrize(
     ("arguments", "question"),
     [
-        pytest.param({"prompt": "Which order?"}, {"kind": "open", "prompt": "Which order?"}, id="open-without-kind"),
+        pytest.param(
+            {"prompt": "Which order?"},
+            {"kind": "open", "prompt": "Which order?"},
+            id="open-without-kind",
+        ),
         pytest.param(
             {"prompt": "Which?", "choices": ["a", "b"]},
             {"kind": "choice", "prompt": "Which?", "choices": ["a", "b"]},
             id="choice-without-kind",
         ),
-        pytest.param({"question": "Which order?"}, {"kind": "open", "prompt": "Which order?"}, id="hermes-question-key"),
+        pytest.param(
+            {"question": "Which order?"},
+            {"kind": "open", "prompt": "Which order?"},
+            id="hermes-question-key",
+        ),
     ],
 )
-def test_clarify_without_a_kind(server: FakeChatServer, arguments: dict[str, Any], question: dict[str, Any]) -> None:
+def test_clarify_without_a_kind(
+    server: FakeChatServer, arguments: dict[str, Any], question: dict[str, Any]
+) -> None:
     server.add(tool_calls_reply(("clarify", arguments)))
     assert ask(server).question == question
 
@@ -318,7 +353,10 @@ def test_a_question_of_five_choices_is_refused_not_cut(server: FakeChatServer) -
 
 def test_a_catalogue_tool_named_clarify_keeps_its_name(server: FakeChatServer) -> None:
     tools = [*make_catalogue(), make_tool("clarify")]
-    server.add(tool_calls_reply(("clarify", {})), tool_calls_reply(("stalwart_clarify", {"prompt": "Which?"})))
+    server.add(
+        tool_calls_reply(("clarify", {})),
+        tool_calls_reply(("stalwart_clarify", {"prompt": "Which?"})),
+    )
     assert [c.tool for c in ask(server, tools=tools).calls] == ["clarify"]
     assert ask(server, tools=tools).question == {"kind": "open", "prompt": "Which?"}
     names = [t["function"]["name"] for t in server.requests[0].json["tools"]]
@@ -357,13 +395,18 @@ def test_no_model_configured(server: FakeChatServer) -> None:
 
 @pytest.mark.parametrize(
     "environ",
-    [pytest.param({}, id="unset"), pytest.param({"OPENAI_API_KEY": ""}, id="empty"),
-     pytest.param({"OPENAI_API_KEY": "  "}, id="blank"),
-     pytest.param({"OTHER_KEY": KEY}, id="another-variable")],
+    [
+        pytest.param({}, id="unset"),
+        pytest.param({"OPENAI_API_KEY": ""}, id="empty"),
+        pytest.param({"OPENAI_API_KEY": "  "}, id="blank"),
+        pytest.param({"OTHER_KEY": KEY}, id="another-variable"),
+    ],
 )
 def test_no_key(server: FakeChatServer, environ: dict[str, str]) -> None:
     answer = ask(server, environ=environ)
-    assert answer == ModelAnswer(error="no_key", detail=m.NO_KEY_MESSAGE.format(variable="OPENAI_API_KEY"))
+    assert answer == ModelAnswer(
+        error="no_key", detail=m.NO_KEY_MESSAGE.format(variable="OPENAI_API_KEY")
+    )
     assert "needs your AI key (OPENAI_API_KEY)" in answer.detail
     assert server.requests == []
 
@@ -378,11 +421,16 @@ def test_the_key_comes_from_the_configured_variable(server: FakeChatServer) -> N
 
 
 def test_pt_br_sentences(server: FakeChatServer) -> None:
-    assert delegate(None, turn="oi", history=[], tools=[], language="pt-BR").detail == m.MESSAGES["pt-BR"]["no_model"]
+    assert (
+        delegate(None, turn="oi", history=[], tools=[], language="pt-BR").detail
+        == m.MESSAGES["pt-BR"]["no_model"]
+    )
     answer = ask(server, environ={}, language="pt-BR")
     assert answer.detail == m.MESSAGES["pt-BR"]["no_key"].format(variable="OPENAI_API_KEY")
     assert answer.detail.startswith("Seu bot precisa da sua chave de IA")
-    assert delegate(None, turn="hi", history=[], tools=[], language="it").detail == m.NO_MODEL_MESSAGE
+    assert (
+        delegate(None, turn="hi", history=[], tools=[], language="it").detail == m.NO_MODEL_MESSAGE
+    )
 
 
 def test_every_language_has_every_sentence() -> None:
@@ -412,14 +460,18 @@ def test_timeout() -> None:
 def test_a_slow_answer_within_the_timeout(server: FakeChatServer) -> None:
     # The twin of the timeout test: the same delay path, under the limit.
     server.add(Reply(body=text_reply("in time"), delay=0.2))
-    assert ask(server, config=ModelConfig(base_url=server.url, model="m", timeout=2)).text == "in time"
+    assert (
+        ask(server, config=ModelConfig(base_url=server.url, model="m", timeout=2)).text == "in time"
+    )
 
 
 @pytest.mark.parametrize("status", [400, 404, 429, 500, 502, 503])
 def test_http_error_status(server: FakeChatServer, status: int) -> None:
     server.add(error_reply(status, "secret upstream detail"))
     answer = ask(server)
-    assert answer == ModelAnswer(error="model_error", detail=m.MODEL_STATUS_MESSAGE.format(status=status))
+    assert answer == ModelAnswer(
+        error="model_error", detail=m.MODEL_STATUS_MESSAGE.format(status=status)
+    )
     assert "secret upstream detail" not in answer.detail
 
 
@@ -435,7 +487,13 @@ def test_nothing_listening() -> None:
     with FakeChatServer() as server:
         url = server.url
     # The server is closed: the port refuses connections.
-    answer = delegate(ModelConfig(base_url=url, model="m", timeout=2), turn="hi", history=[], tools=[], environ=ENV)
+    answer = delegate(
+        ModelConfig(base_url=url, model="m", timeout=2),
+        turn="hi",
+        history=[],
+        tools=[],
+        environ=ENV,
+    )
     assert answer == ModelAnswer(error="model_error", detail=m.MODEL_UNREACHABLE_MESSAGE)
 
 
@@ -448,7 +506,11 @@ def test_a_transport_can_be_passed() -> None:
 
     answer = delegate(
         ModelConfig(base_url="http://model.invalid/v1/", model="m"),
-        turn="hi", history=[], tools=[], environ=ENV, transport=httpx.MockTransport(handle),
+        turn="hi",
+        history=[],
+        tools=[],
+        environ=ENV,
+        transport=httpx.MockTransport(handle),
     )
     assert answer.text == "from the mock"
     assert str(seen[0].url) == "http://model.invalid/v1/chat/completions"
@@ -520,7 +582,11 @@ def test_history_keeps_only_the_two_voices(server: FakeChatServer) -> None:
 
 def test_a_tool_without_description_or_type_is_still_described(server: FakeChatServer) -> None:
     server.add(text_reply("ok"))
-    tool = Tool(name="searchOrders", kind="read", input_schema={"properties": {"customer": {"type": "string"}}})
+    tool = Tool(
+        name="searchOrders",
+        kind="read",
+        input_schema={"properties": {"customer": {"type": "string"}}},
+    )
     ask(server, tools=[tool], language="pt-BR")
     spec = server.requests[0].json["tools"][0]["function"]
     assert spec["description"] == "search orders"
@@ -532,12 +598,23 @@ def test_a_tool_without_description_or_type_is_still_described(server: FakeChatS
 
 
 def test_read_completion_never_raises_on_odd_input() -> None:
-    for data in (None, "text", 3, {"choices": None}, {"choices": ["x"]}, {"choices": [{"message": "x"}]}):
+    for data in (
+        None,
+        "text",
+        3,
+        {"choices": None},
+        {"choices": ["x"]},
+        {"choices": [{"message": "x"}]},
+    ):
         assert read_completion(data, by_name={}).error == "model_garbage"
 
 
 def test_model_config_from_the_agent_file() -> None:
-    block = {"base_url": "http://127.0.0.1:11434/v1", "model": "some-model", "key_env": "OPENAI_API_KEY"}
+    block = {
+        "base_url": "http://127.0.0.1:11434/v1",
+        "model": "some-model",
+        "key_env": "OPENAI_API_KEY",
+    }
     assert ModelConfig.from_json(block) == ModelConfig("http://127.0.0.1:11434/v1", "some-model")
 
 

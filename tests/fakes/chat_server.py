@@ -207,7 +207,7 @@ class FakeChatServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
+            def do_POST(self) -> None:  # the name http.server calls
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
                 try:
