@@ -226,6 +226,9 @@ class ModelConfig:
 
 @dataclass(frozen=True)
 class ModelAnswer:
+    """What the model gave back. At most one of calls, question and text is set;
+    ``detail`` can accompany calls too, saying which tools were dropped."""
+
     calls: tuple[Call, ...] = ()  # every Argument of origin "model", steps from 1
     question: Mapping[str, Any] | None = None  # a validated §7.5 question (clarify)
     text: str = ""  # the model's plain reply, when it made no calls
@@ -319,6 +322,8 @@ def request_body(
     )
     messages: list[dict[str, str]] = [{"role": "system", "content": system}]
     for entry in history:
+        if not isinstance(entry, Mapping):
+            continue
         role, content = entry.get("role"), entry.get("content")
         # Only the two voices of a conversation: a stored "system" entry would
         # let old text speak as the operator, and "tool" entries need call ids
