@@ -8,16 +8,16 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from threads.api import SessionApi
+from threads.api import SessionApi, StrictCharField
 from threads.pauses import interrupt_resume
 from threads.selectors import answer_view, thread_access
 
 
 class ThreadResumeApi(SessionApi):
     class InputSerializer(serializers.Serializer[Any]):
-        interrupt_id = serializers.CharField()
-        decision = serializers.CharField()
-        token = serializers.CharField(allow_blank=True)
+        interrupt_id = StrictCharField()
+        decision = StrictCharField()
+        token = StrictCharField(allow_blank=True)
         answer = serializers.JSONField(required=False, allow_null=True)
 
     def post(self, request: Request, thread_id: str) -> Response:

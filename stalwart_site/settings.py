@@ -167,5 +167,6 @@ LOGGING = {
     "loggers": {
         "stalwart": {"handlers": ["console"], "level": env.str("STALWART_LOG_LEVEL", default="INFO")},
         "stalwart.security": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
     },
 }

@@ -21,6 +21,20 @@ os.environ["STALWART_AGENT_FILE"] = str(SHOP)
 os.environ.pop("STALWART_SHOP_FAULTS", None)
 
 
+@pytest.fixture(autouse=True)
+def _agent_file(request: pytest.FixtureRequest) -> None:
+    """Django's settings were read before this file: point them at the shop."""
+    if "django_db_setup" not in request.fixturenames and "db" not in request.fixturenames:
+        return
+    from django.conf import settings
+
+    from catalogue import registry
+
+    if settings.AGENT_FILE != str(SHOP):
+        settings.AGENT_FILE = str(SHOP)
+        registry.forget()
+
+
 @pytest.fixture
 def shop_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh shop (SPEC §14's three orders) in its own data folder."""

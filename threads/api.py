@@ -29,6 +29,15 @@ DETAIL_TURN_TOO_LONG = "A turn is at most {limit} characters."
 DETAIL_THREAD_ID = "A thread id is 1 to 128 letters, digits, '-', '_', '.' or ':'."
 
 
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: DRF's CharField would take 12 as "12"."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
 class SessionApi(APIView):
     """Hands out and reads back the ``Stalwart-Session`` header."""
 
@@ -53,8 +62,8 @@ def check_thread_id(thread_id: str) -> None:
 
 class ThreadMessageCreateApi(SessionApi):
     class InputSerializer(serializers.Serializer[Any]):
-        text = serializers.CharField(allow_blank=True, trim_whitespace=False)
-        language = serializers.CharField(required=False, allow_null=True)
+        text = StrictCharField(allow_blank=True, trim_whitespace=False)
+        language = StrictCharField(required=False, allow_null=True)
         context = serializers.DictField(required=False)
         agent = serializers.CharField(required=False, allow_null=True)
 
@@ -86,8 +95,8 @@ class ThreadInterruptListApi(SessionApi):
 
 class PlanApi(SessionApi):
     class InputSerializer(serializers.Serializer[Any]):
-        text = serializers.CharField(allow_blank=True, trim_whitespace=False)
-        language = serializers.CharField(required=False, allow_null=True)
+        text = StrictCharField(allow_blank=True, trim_whitespace=False)
+        language = StrictCharField(required=False, allow_null=True)
         agent = serializers.CharField(required=False, allow_null=True)
         context = serializers.DictField(required=False)
 

@@ -163,17 +163,19 @@ def interrupt_resume(
     value = _answer_value(pause, answer) if pause.kind == Interrupt.Kind.ASK else None
 
     advance = Advance(run=pause.run)
+    go_on = False
     with transaction.atomic():
         claimed = Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(
-            status=Interrupt.Status.ANSWERED, decision=decision, answer=answer if answer is not None else None,
+            status=Interrupt.Status.ANSWERED, decision=decision, answer=answer,
             answered_by=answered_by[:200], answered_at=timezone.now(),
         )
-        if claimed != 1:
-            transaction.set_rollback(True)
-            raise Stale(DETAIL_STALE, **stale_body(None, thread.id))
-        event_append(thread.id, "answered", {"interrupt": pause.id, "status": "answered", "decision": decision,
-                                             "by": answered_by or None})
-        go_on = _apply(pause, decision, value, advance)
+        if claimed == 1:
+            event_append(thread.id, "answered", {"interrupt": pause.id, "status": "answered",
+                                                 "decision": decision, "by": answered_by or None})
+            go_on = _apply(pause, decision, value, advance)
+    if claimed != 1:
+        # Lost the race: another answer (on this worker or another) took the claim first.
+        raise Stale(DETAIL_STALE, **stale_body(pause, thread.id))
     if pause.kind == Interrupt.Kind.DELEGATE and decision == "approve":
         from threads.delegate import delegate_run
 

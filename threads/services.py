@@ -30,7 +30,7 @@ from approvals.tokens import request_hash
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.bindings import invoke
-from catalogue.check import check_call
+from catalogue.check import SENTENCE_UNKNOWN, SENTENCE_WITHDRAWN, check_call
 from catalogue.plan import Argument, Plan
 from catalogue.tools import Tool
 from stalwart_site.errors import NotFound
@@ -216,6 +216,10 @@ def run_advance(run_id: str, *, advance: Advance | None = None) -> Advance:
             _outcome_unknown(run, step, agent.tool(step.tool), advance, "the worker stopped mid-call")
             break
         if step.status == Step.Status.APPROVED:
+            if step.tool in withdrawn:
+                # Withdrawn while it waited: refused before anything else, even an approval.
+                _refuse(run, step, "withdrawn", SENTENCE_WITHDRAWN.format(tool=step.tool), advance)
+                continue
             if not _execute(run, step, agent, advance):
                 break
             continue
@@ -241,11 +245,7 @@ def _decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str], a
         return False
     arguments, missing_from = _resolve(run, step)
     if missing_from is not None:
-        with transaction.atomic():
-            _step_set(step, Step.Status.REFUSED, rule="dependency",
-                      sentence=text(lang, "dependency", tool=step.tool, step=missing_from))
-            event_append(run.thread_id, "refused", _refusal(step))
-        advance.lines.append(step.sentence)
+        _refuse(run, step, "dependency", text(lang, "dependency", tool=step.tool, step=missing_from), advance)
         return True
     untrusted = set(
         run.steps.filter(status=Step.Status.SUCCEEDED, tool__in=[t.name for t in agent.tools if t.reads_outside])
@@ -256,10 +256,7 @@ def _decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str], a
         tainted_by=run.tainted_by, untrusted_steps=untrusted,
     )
     if verdict.action == "refuse":
-        with transaction.atomic():
-            _step_set(step, Step.Status.REFUSED, rule=verdict.rule, sentence=verdict.sentence)
-            event_append(run.thread_id, "refused", _refusal(step))
-        advance.lines.append(verdict.sentence)
+        _refuse(run, step, verdict.rule, verdict.sentence, advance)
         return True
     step.arguments = [a.to_json() for a in arguments]
     step.reasons = list(verdict.reasons)
@@ -370,11 +367,8 @@ def _execute(run: Run, step: Step, agent: AgentSpec, advance: Advance) -> bool:
     """Run one step's call. True to go on with the next step."""
     lang = run.language
     tool = agent.tool(step.tool)
-    if tool is None:  # withdrawn from the file since it was planned
-        with transaction.atomic():
-            _step_set(step, Step.Status.REFUSED, rule="unknown_tool", sentence=f"I have no tool called {step.tool}.")
-            event_append(run.thread_id, "refused", _refusal(step))
-        advance.lines.append(step.sentence)
+    if tool is None:  # gone from the agent file since it was planned
+        _refuse(run, step, "unknown_tool", SENTENCE_UNKNOWN.format(tool=step.tool), advance)
         return True
     arguments, _ = _resolve(run, step)
     values = _coerce(tool, arguments)
@@ -508,6 +502,13 @@ def _run_finish(run: Run, status: str) -> None:
     with transaction.atomic():
         Run.objects.filter(pk=run.id).update(status=status, updated_at=timezone.now())
         run.status = status
+
+
+def _refuse(run: Run, step: Step, rule: str, sentence: str, advance: Advance) -> None:
+    with transaction.atomic():
+        _step_set(step, Step.Status.REFUSED, rule=rule, sentence=sentence)
+        event_append(run.thread_id, "refused", _refusal(step))
+    advance.lines.append(sentence)
 
 
 def _refusal(step: Step) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from catalogue.check import SENTENCE_WITHDRAWN
 from examples.shop import tools as shop
 from stalwart_site.errors import InvalidDecision, NotFound, Stale
 from threads.models import Event, Interrupt, Receipt, Run, Step
@@ -151,18 +152,34 @@ def test_an_idempotent_write_is_retried_with_the_same_key(desk, monkeypatch):
     monkeypatch.setenv("STALWART_SHOP_FAULTS", "charge_card=lose_reply")
     pause = desk.say("t-retry", "charge 40 to order 4411").waiting[0]
     reply = desk.resume("t-retry", pause["id"], "approve", pause["token"])
-    # Every attempt lost its reply; the replays found the first charge, never made a second.
+    # The first reply was lost after the effect; the retry, with the same key,
+    # is answered by the shop's replay of that charge: no second charge.
     assert len(shop.charges("4411")) == 1
-    assert [p["kind"] for p in reply.waiting] == ["outcome_unknown"]
-    assert Receipt.objects.get().attempts == 3
+    assert reply.waiting == [] and "ch-4411" in reply.text
+    receipt = Receipt.objects.get()
+    assert (receipt.attempts, receipt.verdict) == (2, "verified_applied")
 
 
-def test_withdrawn_tools_are_refused_first(desk):
+def test_withdrawn_tools_are_never_planned(desk):
     from catalogue.models import Withdrawal
 
     Withdrawal.objects.create(agent="Shop", tool="archive_order", reason="test")
     reply = desk.say("t-withdrawn", "archive order 4412")
+    assert reply.steps == []
+    assert [p["kind"] for p in reply.waiting] == ["delegate"]  # unread: only a person may hand it on
+    assert shop.get_order("4412")["status"] == "paid"
+
+
+def test_a_tool_withdrawn_after_planning_is_refused_with_rule_withdrawn(desk):
+    from catalogue.models import Withdrawal
+
+    pause = desk.say("t-withdrawn-late", "archive order 4412").waiting[0]
+    assert pause["tool"] == "archive_order"
+    Withdrawal.objects.create(agent="Shop", tool="archive_order", reason="test")
+    reply = desk.resume("t-withdrawn-late", pause["id"], "approve", pause["token"])
     assert reply.waiting == []
+    assert reply.refusals == [{"tool": "archive_order", "rule": "withdrawn", "step": 1,
+                               "sentence": SENTENCE_WITHDRAWN.format(tool="archive_order")}]
     assert shop.get_order("4412")["status"] == "paid"
 
 
