@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+import re
 from typing import Any
 
 from catalogue.plan import Argument, Call
@@ -33,6 +34,7 @@ from catalogue.selector.grammar import Clause, Value
 from catalogue.selector.index import ArgInfo, ToolInfo
 from catalogue.selector.numbers import typed_value
 
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\Z|\d{1,2}/\d{1,2}/\d{2,4}\Z")
 _AMOUNT_WORDS = frozenset({"amount", "price", "total", "value", "sum", "fee", "cost"})
 _TEXT_WORDS = frozenset({
     "text", "message", "body", "note", "comment", "subject", "title", "description",
@@ -111,6 +113,8 @@ class _Placing:
             texts = [a for a in free if _stringy(a) and a.words & _TEXT_WORDS and not a.enum]
             return self.put(_one(texts) or _one([a for a in free if _stringy(a)
                                                  and not a.is_email and not a.enum]), value)
+        if kind == "id" and _DATE.match(value.token.text):
+            return self.put(_one([a for a in free if "date" in a.words]), value)
         # A loose identifier or number: only the one required string argument.
         self.guesses += 1
         return self.put(_one([a for a in free if a.required and _stringy(a)

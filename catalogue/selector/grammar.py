@@ -89,7 +89,8 @@ def _match(words: list[str], lex: Lexicon) -> tuple[int, str, str, bool]:
         if phrase in lex.grammar:
             return n, "grammar", phrase, False
         if phrase in lex.nouns:
-            return n, "noun", lex.nouns[phrase], False
+            last = words[n - 1]
+            return n, "noun", lex.nouns[phrase], lex.singular(last) != last
         single = " ".join([*words[: n - 1], lex.singular(words[n - 1])])
         if single != phrase and single in lex.nouns:
             return n, "noun", lex.nouns[single], True
