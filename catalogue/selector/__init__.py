@@ -24,7 +24,7 @@ from typing import Any
 
 from catalogue.plan import Ask, Call, Plan, Vocabulary
 from catalogue.selector.asks import MAX_CHOICES, portuguese_words, question, tool_question
-from catalogue.selector.fit import Fit, Previous, fit
+from catalogue.selector.fit import Fit, Previous, fit, prev_fields
 from catalogue.selector.grammar import Clause, read_clauses
 from catalogue.selector.index import LANGUAGES, Index
 from catalogue.selector.text import tokenize
@@ -90,7 +90,8 @@ class Selector:
               exclude: frozenset[str]) -> list[Fit]:
         index = self.index
         actions = index.actions_for(clause.verb)
-        terms = sorted({n.term for n in clause.nouns if not n.used_as_field})
+        known = prev_fields(prev)
+        terms = sorted({n.term for n in clause.nouns if not (n.used_as_field and n.term in known)})
         found: set[int] = set()
         if terms:
             for action in sorted(actions):

@@ -61,6 +61,7 @@ GRAMMAR: frozenset[str] = frozenset({
     "se", "possivel", "rapidinho", "aqui", "esse", "essa", "este", "esta", "isto",
     "mesmo", "mesma", "codigo", "id", "seu", "sua", "nosso", "nossa", "la", "ai",
     "vamos", "deixa", "deixe", "ajuda", "ajudar", "quer", "queremos", "tudo", "bem",
+    "sobre", "porque", "pois", "ate",
 })
 
 CONJUNCTIONS: frozenset[str] = frozenset({
