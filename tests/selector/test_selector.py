@@ -13,7 +13,7 @@ from catalogue.selector import Selector
 from catalogue.selector.lexicon_pt import pt_forms
 from catalogue.selector.numbers import parse_number
 from catalogue.tools import Tool
-from tests.selector.catalogues import make_selector, make_shop_tools
+from tests.selector.catalogues import catalogue_vocabulary, make_selector, make_shop_tools
 
 
 def plan(text: str, language: str = "en", **kw: Any) -> Plan:
@@ -216,3 +216,20 @@ def test_cost_follows_the_turn_not_the_catalogue(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(package, "fit", counting)
     assert selector.plan("show order 4411").calls[0].tool == "get_order"
     assert len(reached) <= 5
+
+
+def test_a_large_catalogue_never_changes_a_call() -> None:
+    """Padding the shop with 5,000 other tools plans the same, or (a verb alone) unread."""
+    from tests.selector.test_corpus import all_cases
+    big = Selector(make_shop_tools() + [
+        make_tool(f"{('get', 'charge', 'archive', 'send')[i % 4]}_thing{i:05d}",
+                  **{f"thing{i:05d}_id": {"type": "string"}}) for i in range(5000)],
+        catalogue_vocabulary("shop"))
+    for case in all_cases():
+        if not case.source.startswith("shop/"):
+            continue
+        kw: dict[str, Any] = {"language": case.language, "context": case.context,
+                              "exclude": case.exclude}
+        small_plan = make_selector("shop").plan(case.text, **kw)
+        big_plan = big.plan(case.text, **kw)
+        assert big_plan == small_plan or not big_plan.read, case.text
