@@ -24,9 +24,9 @@ from typing import Any
 
 from catalogue.plan import Ask, Call, Plan, Vocabulary
 from catalogue.selector.asks import MAX_CHOICES, portuguese_words, question, tool_question
-from catalogue.selector.fit import Fit, Previous, fit
+from catalogue.selector.fit import Fit, Previous, fit, prev_fields
 from catalogue.selector.grammar import Clause, read_clauses
-from catalogue.selector.index import LANGUAGES, Index
+from catalogue.selector.index import LANGUAGES, Index, term_of
 from catalogue.selector.text import tokenize
 from catalogue.tools import Tool
 
@@ -37,6 +37,10 @@ __all__ = ["Selector"]
 MAX_VERB_ONLY = 64
 # More calls than this in one turn is not a turn a person types.
 MAX_CALLS = 8
+
+
+def _words(name: str) -> set[str]:
+    return set(term_of(name).split()) - {"id"}
 
 
 class Selector:
@@ -90,7 +94,12 @@ class Selector:
               exclude: frozenset[str]) -> list[Fit]:
         index = self.index
         actions = index.actions_for(clause.verb)
-        terms = sorted({n.term for n in clause.nouns if not n.used_as_field})
+        known = prev_fields(prev)
+        terms = sorted({n.term for n in clause.nouns if not (n.used_as_field and n.term in known)})
+        if not terms and prev is not None and (clause.pronoun or known):
+            # "... and archive it": the thing is the previous call's; look tools up by it.
+            terms = sorted(set(prev.info.thing if prev.info else ())
+                           | {w for a in prev.call.arguments for w in _words(a.name)})
         found: set[int] = set()
         if terms:
             for action in sorted(actions):

@@ -26,13 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+import re
 from typing import Any
 
 from catalogue.plan import Argument, Call
 from catalogue.selector.grammar import Clause, Value
-from catalogue.selector.index import ArgInfo, ToolInfo
+from catalogue.selector.index import ArgInfo, ToolInfo, term_of
 from catalogue.selector.numbers import typed_value
 
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\Z|\d{1,2}/\d{1,2}/\d{2,4}\Z")
 _AMOUNT_WORDS = frozenset({"amount", "price", "total", "value", "sum", "fee", "cost"})
 _TEXT_WORDS = frozenset({
     "text", "message", "body", "note", "comment", "subject", "title", "description",
@@ -87,6 +89,8 @@ class _Placing:
         raw = tok.text
         if tok.kind in ("quote", "email") and not _stringy(arg):
             return False
+        if tok.kind == "quote" and _is_id(arg):
+            return False
         fits, typed = typed_value(raw, tok.number, arg.type)
         if not fits:
             return False
@@ -97,30 +101,54 @@ class _Placing:
         self.filled[arg.name] = Argument(arg.name, typed, "typed")
         return True
 
-    def loose(self, value: Value) -> bool:
+    def loose(self, value: Value, named: set[str], thing_named: bool) -> bool:
         kind = value.token.kind
         free = self.open()
-        if kind in ("money", "num"):
-            numbers = [a for a in free if _numeric(a) and not a.enum]
-            arg = _one(numbers) or _one([a for a in numbers if a.words & _AMOUNT_WORDS])
-            if arg is not None or kind == "money":
-                return self.put(arg, value)
+        if kind == "money":
+            # Money only goes where money goes: an amount, or a plain number argument.
+            numbers = [a for a in free if _numeric(a) and not a.enum
+                       and (a.words & _AMOUNT_WORDS or a.type == "number")]
+            return self.put(_one([a for a in numbers if a.words & _AMOUNT_WORDS]) or _one(numbers),
+                            value)
         if kind == "email":
             return self.put(_one([a for a in free if a.is_email]), value)
+        # An argument the clause names without a value takes it: "phone to 555-1234".
+        spoken = [a for a in free if a.words & named and not a.is_email
+                  and not (kind == "quote" and _is_id(a))]
+        if len(spoken) == 1 and self.put(spoken[0], value):
+            return True
+        if kind == "num":
+            numbers = [a for a in free if _numeric(a) and not a.enum]
+            amounts = [a for a in numbers if a.words & _AMOUNT_WORDS]
+            if amounts or numbers:
+                # A bare number is an amount, or the one count of a tool the turn names.
+                arg = _one(amounts) or (_one(numbers) if thing_named else None)
+                return self.put(arg, value)
+        if kind == "id" and _DATE.match(value.token.text):
+            return self.put(_one([a for a in free if "date" in a.words]), value)
         if kind == "quote":
             texts = [a for a in free if _stringy(a) and a.words & _TEXT_WORDS and not a.enum]
-            return self.put(_one(texts) or _one([a for a in free if _stringy(a)
-                                                 and not a.is_email and not a.enum]), value)
+            plain = [a for a in free if _stringy(a) and not a.is_email and not a.enum
+                     and not _is_id(a)]
+            return self.put(_one(texts) or _one(plain), value)
         # A loose identifier or number: only the one required string argument.
         self.guesses += 1
         return self.put(_one([a for a in free if a.required and _stringy(a)
                               and not a.is_email and not a.enum]), value)
 
 
+def _is_id(arg: ArgInfo) -> bool:
+    return arg.name.lower() == "id" or arg.name.lower().endswith(("_id", "id"))
+
+
 def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
         prev: Previous | None, context: Mapping[str, Any]) -> Fit | None:
     placing = _Placing(info)
-    nouns = [n for n in clause.nouns if not n.used_as_field]
+    # "its total" names a field only when the previous result has one by that name;
+    # otherwise ("their loans") the word is an ordinary noun after a pronoun.
+    known = prev_fields(prev)
+    nouns = [n for n in clause.nouns if not (n.used_as_field and n.term in known)]
+    fields = [n.term for n in clause.nouns if n.used_as_field and n.term in known]
     # Every noun needs a place in this tool.
     for noun in nouns:
         if noun.term in info.thing or info.args_for(noun.term):
@@ -141,10 +169,14 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
             arg = _one(info.args_for(nouns_term(clause, value.before)))
             if arg is None or not _numeric(arg) or not placing.put(arg, value):
                 return None
+    named = {n.term for i, n in enumerate(clause.nouns) if n in nouns
+             and not any(v.after == i or v.before == i for v in clause.values)}
+    thing_named = any(n.term in info.thing for n in nouns)
     for value in clause.values:
-        if value.after is None and value.before is None and not placing.loose(value):
+        if value.after is None and value.before is None and not placing.loose(
+                value, named, thing_named):
             return None
-    if not _point_back(placing, clause, prev):
+    if not _point_back(placing, clause, prev, named, fields):
         return None
     for arg in placing.open():
         if arg.name in context:
@@ -169,21 +201,32 @@ def nouns_term(clause: Clause, index: int) -> str:
     return clause.nouns[index].term
 
 
-def _point_back(placing: _Placing, clause: Clause, prev: Previous | None) -> bool:
+def prev_fields(prev: Previous | None) -> set[str]:
+    """The previous call's result fields, read as terms."""
+    if prev is None or prev.info is None:
+        return set()
+    return {term_of(f) for f in prev.info.fields}
+
+
+def _point_back(placing: _Placing, clause: Clause, prev: Previous | None, named: set[str],
+                terms: list[str]) -> bool:
     """Pronouns, nouns named again, and result fields of the previous call."""
-    named = {n.term for i, n in enumerate(clause.nouns) if not n.used_as_field
-             and not any(v.after == i for v in clause.values)}
-    wants = clause.pronoun or bool(clause.fields)
+    wants = clause.pronoun or bool(terms)
     if prev is None:
         return not wants
     before = {a.name: a for a in prev.call.arguments}
+    fields = prev.info.fields if prev.info is not None else {}
     for arg in placing.open():
         if arg.name in before and (wants or arg.words & named):
             placing.filled[arg.name] = before[arg.name]
-    for term in clause.fields:
-        if prev.info is None or not any(term == f.replace("_", " ") for f in prev.info.fields):
+        elif wants and arg.words & named and arg.name in fields:
+            # "show loan l-9 and return its book": the book comes back with the loan.
+            placing.filled[arg.name] = Argument(arg.name, None, f"result:{prev.step}",
+                                                field=arg.name)
+    for term in terms:
+        name = next((f for f in fields if term_of(f) == term), None)
+        if name is None:
             return False
-        name = next((f for f in prev.info.fields if f.replace("_", " ") == term), term)
         free = placing.open()
         arg = next((a for a in free if a.name == name), None) or _one(
             [a for a in free if a.required])

@@ -89,7 +89,8 @@ def _match(words: list[str], lex: Lexicon) -> tuple[int, str, str, bool]:
         if phrase in lex.grammar:
             return n, "grammar", phrase, False
         if phrase in lex.nouns:
-            return n, "noun", lex.nouns[phrase], False
+            last = words[n - 1]
+            return n, "noun", lex.nouns[phrase], lex.singular(last) != last
         single = " ".join([*words[: n - 1], lex.singular(words[n - 1])])
         if single != phrase and single in lex.nouns:
             return n, "noun", lex.nouns[single], True
@@ -117,7 +118,8 @@ def read_clauses(tokens: list[Token], lex: Lexicon, field_terms: set[str]) -> li
             if tok.kind == "num" and i + 1 < len(tokens) and tokens[i + 1].norm in lex.money_words:
                 tok = Token("money", tok.text, number=tok.number)
                 i += 1
-            value = Value(tok, after=attach_to)
+            # Quoted text is free text ("the book "Dune"" is a title, not a book id).
+            value = Value(tok, after=None if tok.kind == "quote" else attach_to)
             cur.values.append(value)
             pending_break, attach_to = False, None
             last_value = value if tok.kind in ("num", "money") and value.after is None else None

@@ -177,7 +177,7 @@ class Index:
                     for form in en.verb_forms(phrase):
                         lex.verbs[form] = phrase
                 else:
-                    lex.nouns[phrase] = target
+                    lex.nouns[phrase] = term_of(target)
             lex.grammar, lex.conjunctions = en.GRAMMAR, en.CONJUNCTIONS
             lex.pronouns, lex.id_markers = en.PRONOUNS, en.ID_MARKERS
             lex.poss_before, lex.poss_after = en.POSSESSIVES_BEFORE, en.POSSESSIVES_AFTER
@@ -189,7 +189,7 @@ class Index:
                         self._is_verb_target(target) or target in self.groups):
                     verbs[phrase] = target
                 else:
-                    lex.nouns[phrase] = target
+                    lex.nouns[phrase] = term_of(target)
             for inf, target in sorted(verbs.items()):
                 for form in sorted(pt.pt_forms(inf)):
                     if form in pt.GRAMMAR and form != inf:
@@ -206,6 +206,8 @@ class Index:
         for term in sorted(self.terms | self.field_terms):
             if term not in lex.grammar:
                 lex.nouns.setdefault(term, term)
+                lex.nouns.setdefault(term.replace(" ", "-"), term)  # "follow-up"
+                lex.nouns.setdefault(term.replace(" ", ""), term)  # "followup"
         for term in list(lex.nouns):
             if term in lex.grammar and term not in words:
                 del lex.nouns[term]  # "to", "number": grammar wins over an argument's word

@@ -53,7 +53,8 @@ GRAMMAR: frozenset[str] = frozenset({
     "quickly", "also", "too", "hey", "hi", "hello", "ok", "okay", "thanks", "thank",
     "so", "be", "able", "is", "are", "do", "go", "ahead", "there", "number",
     "num", "id", "up", "quick", "real", "again", "for me", "it's", "i'll", "we'd",
-    "we'll", "help", "try", "to me", "same", "one", "via", "sure", "yes", "ya",
+    "we'll", "help", "try", "to me", "same", "one", "via", "sure", "yes", "ya", "because",
+    "since",
 })
 
 # Words that join two calls of one turn.
@@ -63,7 +64,7 @@ CONJUNCTIONS: frozenset[str] = frozenset({
 })
 
 # Words that point back to the previous call's thing.
-PRONOUNS: frozenset[str] = frozenset({"it", "them", "that one", "this one", "the same one"})
+PRONOUNS: frozenset[str] = frozenset({"it", "him", "them", "that one", "this one", "the same one"})
 # Possessives: "its total" names a field of the previous call's result.
 POSSESSIVES_BEFORE: frozenset[str] = frozenset({"its", "their"})
 POSSESSIVES_AFTER: frozenset[str] = frozenset()

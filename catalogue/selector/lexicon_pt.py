@@ -60,7 +60,8 @@ GRAMMAR: frozenset[str] = frozenset({
     "obrigado", "obrigada", "valeu", "numero", "num", "ok", "gentileza", "por gentileza",
     "se", "possivel", "rapidinho", "aqui", "esse", "essa", "este", "esta", "isto",
     "mesmo", "mesma", "codigo", "id", "seu", "sua", "nosso", "nossa", "la", "ai",
-    "vamos", "deixa", "deixe", "ajuda", "ajudar", "quer", "queremos", "tudo", "bem",
+    "vamos", "deixa", "deixe", "ajuda", "ajudar", "quer", "queremos",
+    "sobre", "porque", "pois", "ate",
 })
 
 CONJUNCTIONS: frozenset[str] = frozenset({
