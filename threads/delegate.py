@@ -1,24 +1,90 @@
 """The model hand-off of an unread turn, once a person said ``approve``.
 
-The model's calls come back through the check with origin ``model`` (so a
-write pauses with ``argument_origin`` reasons). With no model configured the
-reply says the bot needs an AI key.
+The turn, the conversation so far and the catalogue minus withdrawn tools go
+to the agent's model (``catalogue.model.delegate``). What comes back:
+calls -> steps whose arguments have origin ``model``, decided by the same
+check (so a write pauses with ``argument_origin`` reasons); a ``clarify``
+question -> an ``ask`` pause whose answer goes back to the model; plain text
+-> the reply; an error (no model, no key, a model that fails or times out)
+-> its one sentence as the reply, and nothing lost.
 """
 
 from __future__ import annotations
 
+from django.db import transaction
+
 from catalogue import registry
-from threads.models import Run
-from threads.services import Advance, reply_write
-from threads.texts import text
+from catalogue.model import ModelConfig, delegate
+from threads.models import Interrupt, Message, Run
+from threads.services import Advance, _run_finish, reply_write, run_advance, steps_create
+
+HISTORY_MESSAGES = 20
 
 
 def delegate_run(run: Run, advance: Advance) -> Advance:
     agent = registry.get_agent(run.agent)
-    if agent.model is None:
-        Run.objects.filter(pk=run.id).update(status=Run.Status.DONE)
-        advance.lines.append(text(run.language, "no_model"))
+    withdrawn = registry.withdrawn_tools(agent)
+    tools = [t for t in agent.tools if t.name not in withdrawn]
+    config = None
+    if agent.model is not None:
+        m = agent.model
+        config = ModelConfig(base_url=m.base_url, model=m.model, key_env=m.key_env, timeout=m.timeout)
+    history, turn = _history(run), run.text
+    asked = _asked(run)
+    if asked:  # the turn, each question and answer in order; the last answer is said last
+        history, turn = [*history, {"role": "user", "content": run.text}, *asked[:-1]], asked[-1]["content"]
+    answer = delegate(config, turn=turn, history=history, tools=tools, language=run.language)
+    if not answer.ok:
+        _run_finish(run, Run.Status.DONE)
+        advance.lines.append(answer.detail)
         return reply_write(advance)
-    Run.objects.filter(pk=run.id).update(status=Run.Status.DONE)
-    advance.lines.append(text(run.language, "no_model"))
+    if answer.question is not None:
+        from threads.pauses import pause_open
+
+        question = dict(answer.question)
+        with transaction.atomic():
+            asked_before = run.interrupts.filter(kind=Interrupt.Kind.ASK).count()
+            pause_open(run=run, step=None, kind=Interrupt.Kind.ASK, tool="", generation=asked_before, payload={
+                "question": question.get("prompt", ""), "ask": question, "argument": None, "tools": [],
+                "delegate": True, "arguments": [], "reasons": ["ask"], "irreversible": False,
+            })
+            Run.objects.filter(pk=run.id).update(status=Run.Status.WAITING)
+        advance.lines.append(str(question.get("prompt", "")))
+        return reply_write(advance)
+    if answer.calls:
+        with transaction.atomic():
+            steps_create(run, list(answer.calls), agent.tool_map)
+        if answer.detail:
+            advance.lines.append(answer.detail)
+        return run_advance(run.id, advance=advance)
+    _run_finish(run, Run.Status.DONE)
+    advance.lines.append(answer.text or answer.detail)
     return reply_write(advance)
+
+
+def _asked(run: Run) -> list[dict[str, str]]:
+    """The model's earlier questions in this run, each with the person's answer."""
+    out = []
+    for pause in run.interrupts.filter(kind=Interrupt.Kind.ASK, status=Interrupt.Status.ANSWERED).order_by("answered_at"):
+        if pause.payload.get("delegate"):
+            answer = pause.answer or {}
+            said = answer.get("text") if answer.get("kind") == "open" else _choice(pause.payload, answer)
+            out += [{"role": "assistant", "content": str(pause.payload.get("question", ""))},
+                    {"role": "user", "content": str(said)}]
+    return out
+
+
+def _choice(payload: dict, answer: dict) -> str:
+    choices = (payload.get("ask") or {}).get("choices") or []
+    index = answer.get("index")
+    return str(choices[index]) if isinstance(index, int) and 0 <= index < len(choices) else ""
+
+
+def _history(run: Run) -> list[dict[str, str]]:
+    """The conversation before this run's turn, oldest first."""
+    earlier = (
+        Message.objects.filter(thread_id=run.thread_id, created_at__lt=run.created_at)
+        .order_by("-created_at")[:HISTORY_MESSAGES]
+    )
+    roles = {Message.Role.PERSON: "user", Message.Role.ASSISTANT: "assistant"}
+    return [{"role": roles[m.role], "content": m.text} for m in reversed(list(earlier))]

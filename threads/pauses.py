@@ -41,11 +41,13 @@ DETAIL_DECISION = "A {kind} pause takes {choices}, not '{decision}'."
 DETAIL_NO_PAUSE = "This thread has no pause with that id."
 
 
-def pause_open(*, run: Run, step: Step | None, kind: str, tool: str, payload: dict[str, Any]) -> Interrupt:
+def pause_open(
+    *, run: Run, step: Step | None, kind: str, tool: str, payload: dict[str, Any], generation: int = 0
+) -> Interrupt:
     """Open a pause (inside the caller's transaction). Its id is derived: the
     same call paused for the same reason at the same point has the same id."""
     index = step.index if step else None
-    generation = step.generation if step else 0
+    generation = step.generation if step else generation
     pid = pause_id(run_id=run.id, step=index, kind=kind, generation=generation,
                    arguments=payload.get("arguments"))
     expires = None
@@ -180,6 +182,11 @@ def interrupt_resume(
         from threads.delegate import delegate_run
 
         return delegate_run(pause.run, advance)
+    if pause.kind == Interrupt.Kind.ASK and pause.payload.get("delegate"):
+        from threads.delegate import delegate_run
+
+        # The model asked: its questions and the person's answers go back to it.
+        return delegate_run(pause.run, advance)
     if go_on:
         return run_advance(pause.run_id, advance=advance)
     return reply_write(advance)
@@ -239,7 +246,8 @@ def _apply(pause: Interrupt, decision: str, value: Any, advance: Advance) -> boo
         _step_set(step, Step.Status.PLANNED)
         return True
     if pause.kind == Interrupt.Kind.ASK:
-        assert step is not None
+        if step is None:  # the model's own question: answered after the claim commits
+            return False
         argument = pause.payload.get("argument")
         if argument:
             args = [a for a in step.arguments if a["name"] != argument]

@@ -31,7 +31,7 @@ from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.bindings import invoke
 from catalogue.check import SENTENCE_UNKNOWN, SENTENCE_WITHDRAWN, check_call
-from catalogue.plan import Argument, Plan
+from catalogue.plan import Argument, Call, Plan
 from catalogue.tools import Tool
 from stalwart_site.errors import NotFound
 from threads.models import Event, Interrupt, Message, Receipt, Run, Step, Thread
@@ -145,14 +145,26 @@ def _run_create(
     )
     event_append(thread.id, "turn", {"run": run.id, "message": message.id, "text": text_, "language": language,
                                      "superseded": superseded})
-    tools = agent.tool_map
-    for call in plan.calls:
+    steps_create(run, list(plan.calls), agent.tool_map)
+    return run
+
+
+def steps_create(run: Run, calls: list[Call], tools: dict[str, Tool]) -> None:
+    """The plan's (or the model's) calls as steps, numbered after any the run has."""
+    offset = run.steps.count()
+    for call in calls:
         tool = tools.get(call.tool)
         Step.objects.create(
-            run=run, index=call.step, tool=call.tool, kind=tool.kind if tool else "write",
-            arguments=[a.to_json() for a in call.arguments],
+            run=run, index=offset + call.step, tool=call.tool, kind=tool.kind if tool else "write",
+            arguments=[_renumbered(a.to_json(), offset) for a in call.arguments],
         )
-    return run
+
+
+def _renumbered(arg: dict[str, Any], offset: int) -> dict[str, Any]:
+    origin = str(arg.get("origin", ""))
+    if offset and origin.startswith("result:") and origin[7:].isdigit():
+        arg["origin"] = f"result:{int(origin[7:]) + offset}"
+    return arg
 
 
 def _supersede_open(thread: Thread) -> list[str]:
@@ -243,7 +255,7 @@ def _decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str], a
             Run.objects.filter(pk=run.id).update(status=Run.Status.WAITING)
         advance.lines.append(text(lang, "waiting_ask", prompt=ask["question"]))
         return False
-    arguments, missing_from = _resolve(run, step)
+    arguments, missing_from = _resolve(run, step, tool)
     if missing_from is not None:
         _refuse(run, step, "dependency", text(lang, "dependency", tool=step.tool, step=missing_from), advance)
         return True
@@ -309,7 +321,7 @@ def _pending_ask(run: Run, step: Step) -> dict[str, Any] | None:
     return None
 
 
-def _resolve(run: Run, step: Step) -> tuple[list[Argument], int | None]:
+def _resolve(run: Run, step: Step, tool: Tool | None) -> tuple[list[Argument], int | None]:
     """Arguments with ``result:<step>`` values filled from earlier results.
 
     Returns the step whose result is missing, if any.
@@ -328,6 +340,8 @@ def _resolve(run: Run, step: Step) -> tuple[list[Argument], int | None]:
             value = _field(source.result, arg.field or arg.name)
             if value is None:
                 return [], source_index
+            # An earlier result's "99.90" takes this schema's type (a number: 99.9).
+            value = _coerce(tool, [Argument(arg.name, value)])[arg.name]
             arg = Argument(arg.name, value, arg.origin, arg.field)
         out.append(arg)
     return out, None
@@ -370,7 +384,7 @@ def _execute(run: Run, step: Step, agent: AgentSpec, advance: Advance) -> bool:
     if tool is None:  # gone from the agent file since it was planned
         _refuse(run, step, "unknown_tool", SENTENCE_UNKNOWN.format(tool=step.tool), advance)
         return True
-    arguments, _ = _resolve(run, step)
+    arguments, _ = _resolve(run, step, tool)
     values = _coerce(tool, arguments)
     receipt = None
     key = None

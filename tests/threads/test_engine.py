@@ -216,3 +216,62 @@ def test_an_unread_turn_under_ask_pauses_with_delegate(desk):
     assert reply.waiting[0]["choices"] == ["approve", "decline"]
     reply = desk.confirm("t-delegate", "decline")
     assert reply.text == TEXTS["en"]["declined"]
+
+
+def test_a_missing_argument_asks_and_the_answer_carries_the_run_on(desk):
+    reply = desk.say("t-ask", "show order")
+    pause = reply.waiting[0]
+    assert (pause["kind"], pause["argument"], pause["choices"]) == ("ask", "order_id", ["answer"])
+    assert pause["ask"]["kind"] == "open" and pause["ask"]["prompt"]
+    reply = desk.answer("t-ask", text="4411")
+    assert "visa-0019" in reply.text and reply.waiting == []
+    assert reply.steps[0]["arguments"] == [{"name": "order_id", "value": "4411", "origin": "reply"}]
+
+
+def test_an_answer_of_the_wrong_kind_is_invalid_and_the_question_stays_open(desk):
+    from stalwart_site.errors import InvalidAnswer
+
+    desk.say("t-ask-bad", "show order")
+    for bad in ({"kind": "choice", "index": 0}, {"kind": "open", "text": ""}, "4411"):
+        with pytest.raises(InvalidAnswer):
+            desk.confirm("t-ask-bad", "answer", answer=bad)
+    assert [p["kind"] for p in desk.waiting("t-ask-bad")] == ["ask"]
+
+
+def test_a_question_past_its_timeout_closes_and_a_late_answer_is_stale(desk, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    pause = desk.say("t-ask-late", "show order").waiting[0]
+    Interrupt.objects.filter(pk=pause["id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert desk.waiting("t-ask-late") == []
+    assert Interrupt.objects.get(pk=pause["id"]).status == "timed_out"
+    with pytest.raises(Stale):
+        desk.resume("t-ask-late", pause["id"], "answer", pause["token"], {"kind": "open", "text": "4411"})
+
+
+@pytest.mark.parametrize(
+    ("turn", "tool"),
+    [("mostre o pedido 4411", "get_order"), ("cobre 40 no pedido 4411", "charge_card"),
+     ("estorne 40 do pedido 4411", "refund_card"), ("busque os pedidos do cliente c-208", "search_orders")],
+)
+def test_portuguese_turns_read_when_the_request_says_pt_br(desk, turn, tool):
+    reply = desk.say("t-pt", turn, language="pt-BR")
+    assert tool in [s["tool"] for s in reply.steps]
+
+
+def test_a_portuguese_turn_under_english_is_unread(desk):
+    reply = desk.say("t-pt-en", "mostre o pedido 4411")
+    assert reply.steps == [] and [p["kind"] for p in reply.waiting] == ["delegate"]
+
+
+def test_show_then_charge_its_total_uses_the_first_result(desk):
+    reply = desk.say("t-result", "show order 5001 and charge its total")
+    pause = reply.waiting[0]
+    assert pause["tool"] == "charge_card"
+    amount = next(a for a in pause["arguments"] if a["name"] == "amount")
+    assert amount == {"name": "amount", "value": 99.9, "origin": "result:1"}
+    reply = desk.confirm("t-result", "approve")
+    assert "ch-5001" in reply.text
+    assert shop.charges("5001")[0]["amount"] == "99.90"
