@@ -6,9 +6,12 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stalwart_site.settings")
 
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 from django.core.asgi import get_asgi_application  # noqa: E402
 
-django_app = get_asgi_application()
+# The widget's few static files are served by the app itself: `stalwart serve`
+# needs no separate web server or collectstatic step.
+django_app = ASGIStaticFilesHandler(get_asgi_application())
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 

@@ -132,3 +132,13 @@ def test_bad_input_over_http_keeps_the_server_serving(server):
     assert unknown.status_code == 404 and unknown.json()["error"] == "not_found"
     assert browser.say(tid("w-3"), "show order 4411").status_code == 200
     browser.close()
+
+
+def test_the_chat_page_and_its_module_are_served(server):
+    browser = Browser(server.url)
+    page = browser.request("GET", "/")
+    assert page.status_code == 200 and "<stalwart-chat" in page.text
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+    module = browser.request("GET", "/static/stalwart/stalwart-chat.js")
+    assert module.status_code == 200 and "customElements.define" in module.text
+    browser.close()
