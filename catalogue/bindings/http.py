@@ -112,9 +112,10 @@ def invoke_http(tool: Tool, arguments: Mapping[str, Any], *, idempotency_key: st
     try:
         with httpx.Client(timeout=limits, follow_redirects=False) as client:
             response = client.send(request)
-    except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+    except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.UnsupportedProtocol,
+            httpx.InvalidURL) as exc:
         return Outcome("refused", error=CONNECT_FAILED.format(url=request.url, reason=exc))
-    except (httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout):
+    except (httpx.ReadTimeout, httpx.WriteTimeout):
         return Outcome("timeout", error=NO_ANSWER.format(timeout=timeout))
     except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
         return Outcome("no_response", error=DROPPED.format(reason=exc or type(exc).__name__))
