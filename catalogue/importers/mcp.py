@@ -37,6 +37,7 @@ TOOL_NO_NAME = "a tool must have a non-empty 'name'"
 TOOL_BAD_SCHEMA = "'inputSchema' must be an object"
 DUPLICATE_NAME = "two tools are named {name!r}"
 SERVER_FAILED = "the MCP server could not be listed: {reason}"
+SERVER_CLOSED = "the server closed the connection before answering (did it exit at start?)"
 SERVER_SILENT = "the MCP server did not answer within {timeout:g}s"
 EMPTY_COMMAND = "the MCP server command is empty"
 
@@ -168,7 +169,12 @@ def list_live(server: str, *, timeout: float = LIST_TIMEOUT, cwd: str | None = N
 
 
 def _reason(exc: BaseException) -> str:
+    import anyio
+
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    closed = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, BrokenPipeError, EOFError)
+    if isinstance(exc, closed) or "connection closed" in str(exc).lower():
+        return SERVER_CLOSED
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
