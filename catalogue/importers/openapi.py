@@ -91,7 +91,16 @@ def parse_text(text: str, *, place: str) -> dict[str, Any]:
             raise SourceError(place, YAML_SYNTAX.format(problem=exc)) from exc
     if not isinstance(data, dict):
         raise SourceError(place, NOT_AN_OBJECT)
-    return data
+    return _string_keys(data)  # type: ignore[no-any-return]
+
+
+def _string_keys(node: Any) -> Any:
+    """YAML reads ``200:`` as a number; OpenAPI (and JSON) keys are strings."""
+    if isinstance(node, dict):
+        return {str(k): _string_keys(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_string_keys(v) for v in node]
+    return node
 
 
 def is_openapi(data: Mapping[str, Any]) -> bool:
