@@ -1,0 +1,105 @@
+"""The check (SPEC §6), pure: decide one planned call.
+
+Order: withdrawn -> refuse (rule ``withdrawn``); unknown tool -> refuse
+(``unknown_tool``); missing privilege -> refuse (``privilege:<name>``);
+arguments that fail the input schema -> refuse (``arguments``); then a read
+runs (unless it has ``egress`` and the run is tainted: confirm), and a write
+waits for a person (``confirm``) with its reasons.
+
+Reasons a write gives: ``write``; ``argument_origin: <arg>`` for each argument
+whose origin is ``model``, ``agent`` or a result of an untrusted read;
+``tainted_call: untrusted:<tool>`` for each tool with ``reads_outside`` that
+ran earlier in the run. ``irreversible`` is a flag, not a reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import jsonschema
+
+from catalogue.plan import Argument
+from catalogue.tools import Tool
+
+Action = Literal["run", "confirm", "refuse"]
+
+SENTENCE_WITHDRAWN = "{tool} has been withdrawn by an operator, so I won't use it."
+SENTENCE_UNKNOWN = "I have no tool called {tool}."
+SENTENCE_PRIVILEGE = "{tool} needs the '{privilege}' privilege, which this conversation does not have."
+SENTENCE_ARGUMENTS = "The values for {tool} do not fit what it takes: {detail}."
+
+UNTRUSTED_ORIGINS = frozenset({"model", "agent"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    action: Action
+    reasons: tuple[str, ...] = ()
+    irreversible: bool = False
+    rule: str = ""
+    sentence: str = ""
+
+
+def refuse(rule: str, sentence: str) -> Verdict:
+    return Verdict("refuse", rule=rule, sentence=sentence)
+
+
+def check_call(
+    *,
+    name: str,
+    tool: Tool | None,
+    arguments: Sequence[Argument],
+    withdrawn: Collection[str] = (),
+    privileges: Collection[str] = (),
+    tainted_by: Sequence[str] = (),
+    untrusted_steps: Collection[int] = (),
+) -> Verdict:
+    """Decide one call. ``tainted_by`` names the ``reads_outside`` tools that
+    ran earlier in the run; ``untrusted_steps`` the steps whose results came
+    from them."""
+    if name in withdrawn:
+        return refuse("withdrawn", SENTENCE_WITHDRAWN.format(tool=name))
+    if tool is None:
+        return refuse("unknown_tool", SENTENCE_UNKNOWN.format(tool=name))
+    if tool.privilege and tool.privilege not in privileges:
+        return refuse(
+            f"privilege:{tool.privilege}",
+            SENTENCE_PRIVILEGE.format(tool=name, privilege=tool.privilege),
+        )
+    problem = argument_problem(tool, {a.name: a.value for a in arguments})
+    if problem:
+        return refuse("arguments", SENTENCE_ARGUMENTS.format(tool=name, detail=problem))
+
+    taint = tuple(f"tainted_call: untrusted:{t}" for t in dict.fromkeys(tainted_by))
+    if not tool.is_write:
+        if tool.egress and taint:
+            return Verdict("confirm", reasons=("egress", *taint), irreversible=tool.irreversible)
+        return Verdict("run")
+    reasons = ["write"]
+    for arg in sorted(arguments, key=lambda a: a.name):
+        if arg.origin in UNTRUSTED_ORIGINS or _untrusted_result(arg.origin, untrusted_steps):
+            reasons.append(f"argument_origin: {arg.name}")
+    reasons.extend(taint)
+    return Verdict("confirm", reasons=tuple(reasons), irreversible=tool.irreversible)
+
+
+def _untrusted_result(origin: str, untrusted_steps: Collection[int]) -> bool:
+    if not origin.startswith("result:"):
+        return False
+    try:
+        return int(origin.split(":", 1)[1]) in untrusted_steps
+    except ValueError:
+        return True
+
+
+def argument_problem(tool: Tool, values: Mapping[str, Any]) -> str:
+    """One sentence naming what is wrong with ``values``, or ``""``."""
+    validator = jsonschema.Draft202012Validator(dict(tool.input_schema))
+    errors = sorted(validator.iter_errors(dict(values)), key=lambda e: list(e.path))
+    if not errors:
+        return ""
+    err = errors[0]
+    where = ".".join(str(p) for p in err.path)
+    return f"{where}: {err.message}" if where else err.message

@@ -1,0 +1,82 @@
+"""The agents this process serves, loaded once from ``settings.AGENT_FILE``.
+
+Also the only place that merges the two withdrawal lists (agent file and
+database, SPEC §4.6) and chooses the selector's language (SPEC §5): the
+request's ``language``; the admin's per-agent setting; the agent file's
+``language``; the vocabulary's ``settings.language``; else English.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from django.conf import settings
+
+from catalogue.agentfile import LANGUAGES, AgentFile, AgentSpec, load_agent_file
+
+_lock = threading.Lock()
+_loaded: dict[str, AgentFile] = {}
+
+
+class NoAgentFile(RuntimeError):
+    pass
+
+
+def agent_file() -> AgentFile:
+    path = settings.AGENT_FILE
+    if not path:
+        raise NoAgentFile("no agent file: start with `stalwart serve AGENT.yaml` (or set STALWART_AGENT_FILE)")
+    with _lock:
+        if path not in _loaded:
+            _loaded[path] = load_agent_file(path)
+        return _loaded[path]
+
+
+def forget() -> None:
+    """Drop loaded agent files (tests that switch files)."""
+    with _lock:
+        _loaded.clear()
+        _selectors.clear()
+
+
+def get_agent(name: str | None = None) -> AgentSpec:
+    af = agent_file()
+    return af.agent(name or settings.STALWART_AGENT_NAME)
+
+
+def withdrawn_tools(agent: AgentSpec) -> frozenset[str]:
+    from catalogue.models import Withdrawal
+
+    stored = Withdrawal.objects.filter(agent=agent.name).values_list("tool", flat=True)
+    return agent.withdrawn | frozenset(stored)
+
+
+def choose_language(agent: AgentSpec, requested: str | None = None) -> str:
+    if requested:
+        return requested  # an unknown language plans as unread: never guessed
+    from catalogue.models import AgentSetting
+
+    stored = AgentSetting.objects.filter(agent=agent.name).values_list("language", flat=True).first()
+    if stored in LANGUAGES:
+        return str(stored)
+    if agent.language_from_file:
+        return agent.language
+    if agent.vocabulary is not None and agent.vocabulary.language in LANGUAGES:
+        return str(agent.vocabulary.language)
+    return "en"
+
+
+_selectors: dict[int, Any] = {}
+
+
+def selector_for(agent: AgentSpec) -> Any:
+    """The agent's selector, its word index built once per loaded agent."""
+    from catalogue.selector import Selector
+
+    with _lock:
+        found = _selectors.get(id(agent))
+        if found is None or found[0] is not agent:
+            found = (agent, Selector(agent.tools, agent.vocabulary))
+            _selectors[id(agent)] = found
+        return found[1]

@@ -1,0 +1,193 @@
+"""How well one clause fits one tool, and the arguments it gives.
+
+A tool fits a clause only when everything the clause holds has a place:
+every noun is the tool's thing, one of its arguments, or one of its enum
+values; every value lands in exactly one argument of the right type. One
+thing left over rejects the tool (``None``): reading "charge 40 to order
+4411 for customer c-208" as a charge would drop the customer.
+
+Values are placed in this order: enum words; values after their noun
+("order 4411" -> ``order_id``); numbers before their noun ("14 days");
+then loose values by kind (money and numbers to the one number argument,
+an e-mail to the e-mail argument, quoted text to the one text argument, a
+loose identifier to the one required string argument, counted as a guess).
+
+Then what points back: a pronoun or a noun named again without a value
+carries the previous call's argument of the same name, with its origin
+(the person typed "4411" once in this turn; the later call shows it as
+``typed`` too, the value being known, rather than ``result:<step>``); a
+result field ("its total") becomes ``result:<step>`` with that ``field``.
+Context fills what is still open (origin ``context``).
+
+``Fit.score`` orders tools; equal top scores are a choice for the person.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from catalogue.plan import Argument, Call
+from catalogue.selector.grammar import Clause, Value
+from catalogue.selector.index import ArgInfo, ToolInfo
+from catalogue.selector.numbers import typed_value
+
+_AMOUNT_WORDS = frozenset({"amount", "price", "total", "value", "sum", "fee", "cost"})
+_TEXT_WORDS = frozenset({
+    "text", "message", "body", "note", "comment", "subject", "title", "description",
+    "reason", "query", "content", "name", "summary",
+})
+
+
+@dataclass(frozen=True)
+class Previous:
+    """The call before this clause's, for pronouns and result fields."""
+
+    step: int
+    info: ToolInfo | None
+    call: Call
+
+
+@dataclass(frozen=True)
+class Fit:
+    info: ToolInfo
+    arguments: tuple[Argument, ...]
+    missing: tuple[ArgInfo, ...]
+    score: tuple[int, ...]
+
+
+def _numeric(arg: ArgInfo) -> bool:
+    kinds = arg.type if isinstance(arg.type, list) else [arg.type]
+    return "number" in kinds or "integer" in kinds
+
+
+def _stringy(arg: ArgInfo) -> bool:
+    kinds = arg.type if isinstance(arg.type, list) else [arg.type]
+    return "string" in kinds or not kinds or kinds == [None]
+
+
+def _one(args: list[ArgInfo]) -> ArgInfo | None:
+    return args[0] if len(args) == 1 else None
+
+
+class _Placing:
+    def __init__(self, info: ToolInfo) -> None:
+        self.info = info
+        self.filled: dict[str, Argument] = {}
+        self.guesses = 0
+
+    def open(self) -> list[ArgInfo]:
+        return [a for a in self.info.args if a.name not in self.filled]
+
+    def put(self, arg: ArgInfo | None, value: Value) -> bool:
+        if arg is None or arg.name in self.filled:
+            return False
+        tok = value.token
+        raw = tok.text
+        if tok.kind in ("quote", "email") and not _stringy(arg):
+            return False
+        fits, typed = typed_value(raw, tok.number, arg.type)
+        if not fits:
+            return False
+        if tok.kind == "money" and not _numeric(arg):
+            return False
+        if arg.enum and typed not in arg.enum:
+            return False
+        self.filled[arg.name] = Argument(arg.name, typed, "typed")
+        return True
+
+    def loose(self, value: Value) -> bool:
+        kind = value.token.kind
+        free = self.open()
+        if kind in ("money", "num"):
+            numbers = [a for a in free if _numeric(a) and not a.enum]
+            arg = _one(numbers) or _one([a for a in numbers if a.words & _AMOUNT_WORDS])
+            if arg is not None or kind == "money":
+                return self.put(arg, value)
+        if kind == "email":
+            return self.put(_one([a for a in free if a.is_email]), value)
+        if kind == "quote":
+            texts = [a for a in free if _stringy(a) and a.words & _TEXT_WORDS and not a.enum]
+            return self.put(_one(texts) or _one([a for a in free if _stringy(a)
+                                                 and not a.is_email and not a.enum]), value)
+        # A loose identifier or number: only the one required string argument.
+        self.guesses += 1
+        return self.put(_one([a for a in free if a.required and _stringy(a)
+                              and not a.is_email and not a.enum]), value)
+
+
+def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
+        prev: Previous | None, context: Mapping[str, Any]) -> Fit | None:
+    placing = _Placing(info)
+    nouns = [n for n in clause.nouns if not n.used_as_field]
+    # Every noun needs a place in this tool.
+    for noun in nouns:
+        if noun.term in info.thing or info.args_for(noun.term):
+            continue
+        if noun.term in info.enums:
+            name, value = info.enums[noun.term]
+            if name in placing.filled and placing.filled[name].value != value:
+                return None
+            placing.filled[name] = Argument(name, value, "typed")
+            continue
+        return None
+    for value in clause.values:
+        if value.after is not None:
+            if not placing.put(_one(info.args_for(nouns_term(clause, value.after))), value):
+                return None
+    for value in clause.values:
+        if value.after is None and value.before is not None:
+            arg = _one(info.args_for(nouns_term(clause, value.before)))
+            if arg is None or not _numeric(arg) or not placing.put(arg, value):
+                return None
+    for value in clause.values:
+        if value.after is None and value.before is None and not placing.loose(value):
+            return None
+    if not _point_back(placing, clause, prev):
+        return None
+    for arg in placing.open():
+        if arg.name in context:
+            placing.filled[arg.name] = Argument(arg.name, context[arg.name], "context")
+    missing = tuple(a for a in placing.open() if a.required)
+    terms = {n.term for n in nouns}
+    matched = sum(1 for w in info.thing if w in terms)
+    plural = any(n.plural for n in nouns if n.term in info.thing)
+    score = (
+        int(bool(info.thing) and matched == len(info.thing)),
+        int(info.action == verb),
+        -len(missing),
+        int(plural == info.thing_plural) if matched else 0,
+        matched,
+        -placing.guesses,
+    )
+    ordered = tuple(placing.filled[a.name] for a in info.args if a.name in placing.filled)
+    return Fit(info, ordered, missing, score)
+
+
+def nouns_term(clause: Clause, index: int) -> str:
+    return clause.nouns[index].term
+
+
+def _point_back(placing: _Placing, clause: Clause, prev: Previous | None) -> bool:
+    """Pronouns, nouns named again, and result fields of the previous call."""
+    named = {n.term for i, n in enumerate(clause.nouns) if not n.used_as_field
+             and not any(v.after == i for v in clause.values)}
+    wants = clause.pronoun or bool(clause.fields)
+    if prev is None:
+        return not wants
+    before = {a.name: a for a in prev.call.arguments}
+    for arg in placing.open():
+        if arg.name in before and (wants or arg.words & named):
+            placing.filled[arg.name] = before[arg.name]
+    for term in clause.fields:
+        if prev.info is None or not any(term == f.replace("_", " ") for f in prev.info.fields):
+            return False
+        name = next((f for f in prev.info.fields if f.replace("_", " ") == term), term)
+        free = placing.open()
+        arg = next((a for a in free if a.name == name), None) or _one(
+            [a for a in free if a.required])
+        if arg is None:
+            return False
+        placing.filled[arg.name] = Argument(arg.name, None, f"result:{prev.step}", field=name)
+    return True

@@ -1,0 +1,193 @@
+"""Reading a turn's tokens into clauses, one per call.
+
+A clause is a verb, the nouns and values around it, and whether it points
+back at the previous call (a pronoun, or a possessive naming a field of the
+previous call's result: "its total", "o total dele").
+
+Phrases are matched longest first against the language's lexicon. A word's
+role, in order: conjunction, pronoun, possessive, verb (the clause's first),
+grammar, noun. A second verb in a clause is read as a noun when it can be one
+("lend *book* b-12"), else it starts the next clause. A conjunction or a
+separator starts a new clause only when a verb follows it; otherwise it is
+dropped ("order 4411 and 4412" stays one clause, and its extra value then
+fits no tool).
+
+A value right after a noun belongs to it ("order 4411", "pedido nº 4411");
+a number right before a noun belongs to it ("14 days"). Any word the lexicon
+cannot place marks the clause unknown, and the turn is unread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from catalogue.selector import lexicon_pt as pt
+from catalogue.selector.index import Lexicon
+from catalogue.selector.text import Token
+
+VALUE_KINDS = ("quote", "email", "money", "id", "num")
+# A value token longer than this is not an identifier or an amount anyone types.
+MAX_VALUE = 200
+
+
+@dataclass
+class Noun:
+    term: str
+    plural: bool
+    used_as_field: bool = False
+
+
+@dataclass
+class Value:
+    token: Token
+    after: int | None = None  # index of the noun it follows
+    before: int | None = None  # index of the noun it precedes
+
+
+@dataclass
+class Clause:
+    verb: str = ""
+    nouns: list[Noun] = field(default_factory=list)
+    values: list[Value] = field(default_factory=list)
+    pronoun: bool = False
+    fields: list[str] = field(default_factory=list)
+    unknown: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not (self.verb or self.nouns or self.values or self.pronoun or self.fields)
+
+
+def _split_clitics(tokens: list[Token], lex: Lexicon) -> list[Token]:
+    """``mostre-me`` -> ``mostre me``; ``cobre-o`` -> ``cobre`` + a pronoun."""
+    if lex.language != "pt-BR":
+        return tokens
+    out: list[Token] = []
+    for tok in tokens:
+        head, sep, tail = tok.norm.rpartition("-")
+        if tok.kind == "word" and sep and tail in pt.CLITICS and head in lex.verbs:
+            out.append(Token("word", head, norm=head))
+            if tail in pt.OBJECT_CLITICS:
+                out.append(Token("word", "ele", norm="ele"))
+            else:
+                out.append(Token("word", tail, norm=tail))
+        else:
+            out.append(tok)
+    return out
+
+
+def _match(words: list[str], lex: Lexicon) -> tuple[int, str, str, bool]:
+    """Longest phrase at the start of ``words``: (length, role, value, plural)."""
+    for n in range(min(lex.longest, len(words)), 0, -1):
+        phrase = " ".join(words[:n])
+        for role, table in (("conj", lex.conjunctions), ("pronoun", lex.pronouns),
+                            ("poss_after", lex.poss_after), ("poss_before", lex.poss_before)):
+            if phrase in table:
+                return n, role, phrase, False
+        if phrase in lex.verbs:
+            return n, "verb", lex.verbs[phrase], False
+        if phrase in lex.grammar:
+            return n, "grammar", phrase, False
+        if phrase in lex.nouns:
+            return n, "noun", lex.nouns[phrase], False
+        single = " ".join([*words[: n - 1], lex.singular(words[n - 1])])
+        if single != phrase and single in lex.nouns:
+            return n, "noun", lex.nouns[single], True
+    return 1, "unknown", words[0], False
+
+
+def read_clauses(tokens: list[Token], lex: Lexicon, field_terms: set[str]) -> list[Clause]:
+    tokens = _split_clitics(tokens, lex)
+    clauses = [Clause()]
+    pending_break = False
+    attach_to: int | None = None  # noun a following value would belong to
+    last_value: Value | None = None  # a value a following noun could take
+    field_next = False  # the next noun is a field of the previous result ("its total")
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        cur = clauses[-1]
+        if tok.kind == "sep":
+            pending_break, attach_to, last_value = True, None, None
+            i += 1
+            continue
+        if tok.kind in VALUE_KINDS:
+            if len(tok.text) > MAX_VALUE:
+                cur.unknown = True
+            if tok.kind == "num" and i + 1 < len(tokens) and tokens[i + 1].norm in lex.money_words:
+                tok = Token("money", tok.text, number=tok.number)
+                i += 1
+            value = Value(tok, after=attach_to)
+            cur.values.append(value)
+            pending_break, attach_to = False, None
+            last_value = value if tok.kind in ("num", "money") and value.after is None else None
+            i += 1
+            continue
+        # A run of words: match the longest phrase here.
+        if tok.kind != "word":
+            field_next = False
+        words: list[str] = []
+        for t in tokens[i : i + lex.longest]:
+            if t.kind != "word":
+                break
+            words.append(t.norm)
+        n, role, what, plural = _match(words, lex)
+        i += n
+        if role == "verb" and cur.verb:
+            phrase = " ".join(words[:n])
+            noun = lex.nouns.get(phrase) or lex.nouns.get(lex.singular(phrase))
+            if noun and not pending_break:
+                role, what = "noun", noun  # "lend book b-12": the second verb is a thing
+            else:
+                clauses.append(Clause())
+                cur = clauses[-1]
+        if role == "poss_before":
+            nxt = tokens[i].norm if i < len(tokens) and tokens[i].kind == "word" else ""
+            if (lex.nouns.get(nxt) or lex.nouns.get(lex.singular(nxt))) in field_terms:
+                cur.pronoun, field_next = True, True
+            elif what in lex.grammar:
+                role = "grammar"
+            else:
+                role = "pronoun"  # "charge 40 to its card": "its" points back
+        if role == "conj":
+            pending_break, attach_to, last_value = True, None, None
+            continue
+        if role == "verb":
+            cur.verb = what
+            pending_break, attach_to, last_value = False, None, None
+            continue
+        if role == "poss_before":
+            attach_to, last_value = None, None
+            continue
+        if role == "grammar":
+            if what not in lex.id_markers:
+                attach_to = None
+            last_value = None
+            continue
+        if role == "pronoun":
+            cur.pronoun = True
+            attach_to, last_value = None, None
+            continue
+        if role == "poss_after":
+            if cur.nouns and cur.nouns[-1].term in field_terms and not cur.nouns[-1].used_as_field:
+                cur.nouns[-1].used_as_field = True
+                cur.fields.append(cur.nouns[-1].term)
+            cur.pronoun = True
+            attach_to, last_value = None, None
+            continue
+        if role == "noun":
+            cur.nouns.append(Noun(what, plural))
+            index = len(cur.nouns) - 1
+            if last_value is not None and last_value.before is None:
+                last_value.before = index
+            attach_to, last_value = index, None
+            if field_next and what in field_terms:
+                cur.nouns[-1].used_as_field = True
+                cur.fields.append(what)
+            field_next = False
+            pending_break = False
+            continue
+        cur.unknown = True
+        attach_to, last_value = None, None
+    return [c for c in clauses if not c.empty or c.unknown]
+

@@ -1,0 +1,218 @@
+"""The word index a ``Selector`` builds once per catalogue.
+
+Each tool is read into a ``ToolInfo``: its action, the words of its thing
+(singular), its arguments (their words, types, enums; the idempotency argument
+left out, since the engine fills it) and its result's fields. Two dicts make
+planning cost grow with the turn rather than the catalogue:
+
+- ``by_key[(action, term)]``: the tools with that action whose thing, an
+  argument or an enum value is read as ``term``;
+- ``by_action[action]``: every tool with that action, used only for a turn
+  that names no thing (and refused when it would be a long list).
+
+A per-language ``Lexicon`` maps phrases (accents folded) to their roles:
+verbs to English verb words, nouns to the English terms tool names use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from catalogue.plan import Vocabulary
+from catalogue.selector import lexicon_en as en
+from catalogue.selector import lexicon_pt as pt
+from catalogue.tools import Tool
+from catalogue.words import name_words
+
+LANGUAGES = ("en", "pt-BR")
+
+
+@dataclass(frozen=True)
+class ArgInfo:
+    name: str
+    words: frozenset[str]  # singular, without "id"
+    type: Any
+    enum: tuple[Any, ...]
+    required: bool
+    is_email: bool
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    tool: Tool
+    action: str
+    thing: tuple[str, ...]  # singular words
+    thing_plural: bool
+    args: tuple[ArgInfo, ...]
+    fields: Mapping[str, Any]  # result field -> schema type
+    enums: Mapping[str, tuple[str, Any]]  # term -> (argument, value)
+
+    @property
+    def name(self) -> str:
+        return self.tool.name
+
+    def args_for(self, term: str) -> list[ArgInfo]:
+        """The arguments a noun names: ``order`` -> ``order_id``."""
+        found = [a for a in self.args if term in a.words]
+        if len(found) > 1:
+            exact = [a for a in found if a.words == frozenset({term})]
+            return exact or found
+        if not found and term in self.thing:
+            found = [a for a in self.args if a.name.lower() == "id"]
+        return found
+
+    def terms(self) -> set[str]:
+        out = set(self.thing) | set(self.enums)
+        for a in self.args:
+            out |= a.words
+        return out
+
+
+def term_of(text: str) -> str:
+    """A name or enum value read as an English term: ``due_date`` -> ``due date``."""
+    return " ".join(en.singular(w) for w in name_words(pt.fold(str(text))))
+
+
+def tool_info(tool: Tool) -> ToolInfo:
+    words = name_words(pt.fold(tool.name))
+    action = words[0] if words else ""
+    raw_thing = words[1:]
+    thing = tuple(en.singular(w) for w in raw_thing)
+    skip = (tool.idempotency or {}).get("argument")
+    required = set(tool.required)
+    args: list[ArgInfo] = []
+    enums: dict[str, tuple[str, Any]] = {}
+    for name, schema in tool.properties.items():
+        if name == skip:
+            continue
+        schema = schema if isinstance(schema, Mapping) else {}
+        arg_words = frozenset(en.singular(w) for w in name_words(pt.fold(name)) if w != "id")
+        enum = tuple(schema.get("enum") or ())
+        for value in enum:
+            enums.setdefault(term_of(value), (name, value))
+        is_email = "email" in arg_words or schema.get("format") == "email"
+        args.append(ArgInfo(name, arg_words, schema.get("type", "string"), enum,
+                            name in required, is_email))
+    result = tool.result_schema or {}
+    props = result.get("properties") if isinstance(result, Mapping) else None
+    fields = {str(k): (v or {}).get("type") for k, v in (props or {}).items()
+              if isinstance(v, Mapping) or v is None}
+    return ToolInfo(tool, action, thing, bool(raw_thing) and raw_thing[-1] != thing[-1],
+                    tuple(args), fields, enums)
+
+
+@dataclass
+class Lexicon:
+    """Phrase -> roles, for one language."""
+
+    language: str
+    verbs: dict[str, str] = field(default_factory=dict)  # phrase -> English verb
+    nouns: dict[str, str] = field(default_factory=dict)  # phrase -> English term
+    grammar: frozenset[str] = frozenset()
+    conjunctions: frozenset[str] = frozenset()
+    pronouns: frozenset[str] = frozenset()
+    poss_before: frozenset[str] = frozenset()
+    poss_after: frozenset[str] = frozenset()
+    id_markers: frozenset[str] = frozenset()
+    money_words: frozenset[str] = frozenset()
+    longest: int = 1
+
+    def singular(self, word: str) -> str:
+        return en.singular(word) if self.language == "en" else pt.singular(word)
+
+
+class Index:
+    """The catalogue read once: tool infos, word index, lexicons."""
+
+    def __init__(self, tools: Sequence[Tool], vocabulary: Vocabulary | None) -> None:
+        self.infos: list[ToolInfo] = [tool_info(t) for t in tools]
+        self.by_key: dict[tuple[str, str], list[int]] = {}
+        self.by_action: dict[str, list[int]] = {}
+        self.actions: set[str] = set()
+        self.terms: set[str] = set()
+        self.field_terms: set[str] = set()
+        for i, info in enumerate(self.infos):
+            self.by_action.setdefault(info.action, []).append(i)
+            self.actions.add(info.action)
+            for term in sorted(info.terms()):
+                self.by_key.setdefault((info.action, term), []).append(i)
+                self.terms.add(term)
+            self.field_terms.update(term_of(f) for f in info.fields)
+        self.groups = self._groups(vocabulary)
+        self.lexicons = {lang: self._lexicon(lang, vocabulary) for lang in LANGUAGES}
+
+    def _groups(self, vocabulary: Vocabulary | None) -> dict[str, frozenset[str]]:
+        """English verb -> the set of actions it reads as."""
+        out: dict[str, set[str]] = {}
+        for members in en.GROUPS.values():
+            for verb in members:
+                out.setdefault(verb, {verb}).update(members)
+        for action in self.actions:
+            out.setdefault(action, {action})
+        for lang in LANGUAGES:
+            for phrase, target in (vocabulary.for_language(lang) if vocabulary else {}).items():
+                target = pt.fold(target)
+                if lang == "en" and self._is_verb_target(target):
+                    out.setdefault(pt.fold(phrase), {pt.fold(phrase)}).update(out.get(target, {target}))
+        return {k: frozenset(v) for k, v in out.items()}
+
+    def _is_verb_target(self, target: str) -> bool:
+        if target in self.terms or target in self.field_terms:
+            return False
+        return target in self.actions or any(target in g for g in en.GROUPS.values())
+
+    def _lexicon(self, lang: str, vocabulary: Vocabulary | None) -> Lexicon:
+        lex = Lexicon(lang)
+        words = {pt.fold(k): pt.fold(v) for k, v in
+                 (vocabulary.for_language(lang) if vocabulary else {}).items()}
+        if lang == "en":
+            for verb in set(self.groups):
+                for form in en.verb_forms(verb):
+                    lex.verbs.setdefault(form, verb)
+            lex.nouns.update(en.NOUNS)
+            for phrase, target in words.items():
+                if self._is_verb_target(target):
+                    for form in en.verb_forms(phrase):
+                        lex.verbs[form] = phrase
+                else:
+                    lex.nouns[phrase] = target
+            lex.grammar, lex.conjunctions = en.GRAMMAR, en.CONJUNCTIONS
+            lex.pronouns, lex.id_markers = en.PRONOUNS, en.ID_MARKERS
+            lex.poss_before, lex.poss_after = en.POSSESSIVES_BEFORE, en.POSSESSIVES_AFTER
+            lex.money_words = en.MONEY_WORDS
+        else:
+            verbs = dict(pt.VERBS)
+            for phrase, target in words.items():
+                if phrase[-2:] in ("ar", "er", "ir") and " " not in phrase and (
+                        self._is_verb_target(target) or target in self.groups):
+                    verbs[phrase] = target
+                else:
+                    lex.nouns[phrase] = target
+            for inf, target in sorted(verbs.items()):
+                for form in sorted(pt.pt_forms(inf)):
+                    if form in pt.GRAMMAR and form != inf:
+                        continue  # "para" (parar) stays a preposition
+                    lex.verbs.setdefault(form, target)
+            for phrase, target in pt.NOUNS.items():
+                lex.nouns.setdefault(phrase, target)
+            lex.grammar, lex.conjunctions = pt.GRAMMAR, pt.CONJUNCTIONS
+            lex.pronouns, lex.id_markers = pt.PRONOUNS, pt.ID_MARKERS
+            lex.poss_before, lex.poss_after = pt.POSSESSIVES_BEFORE, pt.POSSESSIVES_AFTER
+            lex.money_words = pt.MONEY_WORDS
+        # The catalogue's own words are nouns in both languages (loanwords such
+        # as "e-mail" or "status"), after the language's own.
+        for term in sorted(self.terms | self.field_terms):
+            if term not in lex.grammar:
+                lex.nouns.setdefault(term, term)
+        for term in list(lex.nouns):
+            if term in lex.grammar and term not in words:
+                del lex.nouns[term]  # "to", "number": grammar wins over an argument's word
+        keys = [*lex.verbs, *lex.nouns, *lex.grammar, *lex.conjunctions, *lex.pronouns,
+                *lex.poss_after]
+        lex.longest = max((k.count(" ") + 1 for k in keys), default=1)
+        return lex
+
+    def actions_for(self, verb: str) -> frozenset[str]:
+        return self.groups.get(verb, frozenset({verb}))

@@ -1,0 +1,108 @@
+"""The built-in English lexicon: action verbs, grammar words, pronouns.
+
+Verbs are grouped into sets of equivalent actions. A typed verb reads as the
+union of the groups it belongs to, and a tool is a candidate when its action
+(the first word of its name) is in that set: "show order 4411" reaches
+``get_order`` because ``show`` and ``get`` share the ``look`` group.
+
+Grammar words are read and dropped. Anything a turn holds that is neither
+grammar, a verb, a noun the catalogue knows, nor a value makes the turn
+unread: a wrong call is worse than no call, so quantifiers ("all", "every")
+and negations ("don't", "not") are deliberately *not* grammar.
+"""
+
+from __future__ import annotations
+
+# Groups of equivalent actions. A verb may sit in several groups ("find" both
+# looks one thing up and searches many); the catalogue's tools and the turn's
+# nouns and values decide between them.
+GROUPS: dict[str, frozenset[str]] = {
+    "look": frozenset({
+        "get", "show", "find", "view", "see", "display", "fetch", "read", "look up", "lookup",
+        "retrieve", "check", "open", "describe", "look at", "pull up",
+        "search", "list", "look for", "browse", "query",
+    }),
+    "create": frozenset({"create", "add", "make", "register", "insert"}),
+    "update": frozenset({"update", "change", "edit", "modify", "set", "alter", "amend"}),
+    "cancel": frozenset({"cancel", "void", "abort", "call off"}),
+    "delete": frozenset({"delete", "remove", "erase", "drop", "destroy", "wipe"}),
+    "send": frozenset({"send", "email", "mail", "forward", "resend", "deliver", "e-mail"}),
+    "charge": frozenset({"charge", "bill", "debit"}),
+    "refund": frozenset({"refund", "reimburse", "pay back"}),
+    "pay": frozenset({"pay", "settle"}),
+    "renew": frozenset({"renew", "extend"}),
+    "lend": frozenset({"lend", "loan", "check out", "checkout", "borrow"}),
+    "return": frozenset({"return", "give back", "bring back", "check in", "checkin"}),
+    "archive": frozenset({"archive", "file away", "put away"}),
+    "book": frozenset({"book", "schedule", "reserve"}),
+    "reschedule": frozenset({"reschedule", "move", "postpone"}),
+    "close": frozenset({"close", "resolve", "solve", "finish"}),
+    "reopen": frozenset({"reopen", "re-open"}),
+    "assign": frozenset({"assign"}),
+    "reply": frozenset({"reply", "answer", "respond"}),
+    "escalate": frozenset({"escalate"}),
+}
+
+# Words read as grammar and dropped.
+GRAMMAR: frozenset[str] = frozenset({
+    "a", "an", "the", "my", "our", "your", "this", "that", "these", "those",
+    "to", "on", "in", "at", "for", "from", "of", "with", "by", "into", "onto", "about",
+    "under", "as", "please", "pls", "plz", "kindly", "could", "can", "would", "will",
+    "you", "u", "me", "i", "i'd", "i'm", "im", "we", "us", "let", "let's", "lets",
+    "like", "want", "wanna", "need", "needs", "mind", "just", "now", "right", "away",
+    "quickly", "also", "too", "hey", "hi", "hello", "ok", "okay", "thanks", "thank",
+    "so", "be", "able", "is", "are", "do", "go", "ahead", "there", "number",
+    "num", "id", "up", "quick", "real", "again", "for me", "it's", "i'll", "we'd",
+    "we'll", "help", "try", "to me", "same", "one", "via", "sure", "yes", "ya",
+})
+
+# Words that join two calls of one turn.
+CONJUNCTIONS: frozenset[str] = frozenset({
+    "and", "then", "and then", "after that", "afterwards", "next", "and also",
+    "also then", "plus",
+})
+
+# Words that point back to the previous call's thing.
+PRONOUNS: frozenset[str] = frozenset({"it", "them", "that one", "this one", "the same one"})
+# Possessives: "its total" names a field of the previous call's result.
+POSSESSIVES_BEFORE: frozenset[str] = frozenset({"its", "their"})
+POSSESSIVES_AFTER: frozenset[str] = frozenset()
+
+# Words between a thing and its value: "order number 4411", "order #4411".
+ID_MARKERS: frozenset[str] = frozenset({"number", "num", "no", "id", "code"})
+
+# Nouns every catalogue may use, read as the English word tool names use.
+NOUNS: dict[str, str] = {
+    "e-mail": "email", "mail address": "email", "email address": "email",
+    "e-mail address": "email", "sum": "amount", "client": "customer",
+}
+
+# Money words after a number: "40 dollars".
+MONEY_WORDS: frozenset[str] = frozenset({
+    "dollar", "dollars", "bucks", "usd", "reais", "real", "brl", "eur", "euro", "euros",
+})
+
+
+def verb_forms(verb: str) -> set[str]:
+    """The forms an English verb is typed in: ``archive``, ``archiving``."""
+    head, _, rest = verb.partition(" ")
+    tail = f" {rest}" if rest else ""
+    forms = {verb}
+    if head.endswith("e") and not head.endswith("ee"):
+        forms.add(head[:-1] + "ing" + tail)
+    else:
+        forms.add(head + "ing" + tail)
+    return forms
+
+
+def singular(word: str) -> str:
+    """An English noun read as its singular: orders -> order, entries -> entry."""
+    if len(word) <= 3 or not word.endswith("s") or " " in word:
+        return word
+    if word.endswith(("ss", "us", "is", "ous")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    return word[:-1]

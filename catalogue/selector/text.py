@@ -1,0 +1,98 @@
+"""Turning a turn's text into tokens, whatever it holds.
+
+Text is NFKC-normalised and stripped of control and invisible characters;
+what no pattern reads (emoji, symbols) is skipped. Tokens, in the order the
+patterns are tried:
+
+- ``quote``: text in double or curly quotes, kept as typed;
+- ``email``: an e-mail address;
+- ``money``: a number after a currency sign (``$40``, ``R$ 40,00``);
+- ``id``: letters and digits together (``c-208``, ``l-9``, ``ORD7``);
+- ``num``: digits with optional separators (``4411``, ``1.234,50``);
+- ``word``: letters, with inner apostrophes or hyphens (``i'd``, ``e-mail``);
+- ``sep``: ``, ; . ! ?`` (a place where a turn may change call).
+
+Word tokens carry ``norm``: lower case with accents folded, the form every
+lexicon lookup uses.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from decimal import Decimal
+
+from catalogue.selector.lexicon_pt import fold
+from catalogue.selector.numbers import NUMBER_PATTERN, parse_number
+
+# A turn longer than this is cut before reading; every part of reading is
+# linear in it, so the cap only bounds work, never changes what short turns mean.
+MAX_CHARS = 4000
+
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+_SPACE = re.compile(r"[\t\n\r]")
+
+_TOKEN = re.compile(
+    r"""
+    (?P<quote>"(?P<q1>[^"]+)"|“(?P<q2>[^”]+)”|«(?P<q3>[^»]+)»)
+  | (?P<email>[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+)
+  | (?P<money>(?:R\$|US\$|\$|€|£)\s?(?P<amount>""" + NUMBER_PATTERN + r"""))
+  | (?P<id>\#?(?=[\w\-]*\d)(?=[\w\-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)+(?![\w])
+          |\#?\d+(?:[-/]\d+)+(?![\w])
+          |\#?(?=[^\W_]*\d)(?=[^\W_]*[^\W\d_])[^\W_]+)
+  | (?P<num>\#?(?:""" + NUMBER_PATTERN + r"""))(?![\w])
+  | (?P<word>[^\W\d_]+(?:['\-][^\W\d_]+)*)
+  | (?P<sep>[,;.!?:])
+    """,
+    re.VERBOSE,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # quote | email | money | id | num | word | sep
+    text: str  # as typed (quotes without their marks, ids without "#")
+    norm: str = ""  # word tokens: lower case, accents folded
+    number: Decimal | None = None
+
+
+def clean(text: str) -> str:
+    """The turn as read: normalised, invisible characters removed, capped."""
+    text = unicodedata.normalize("NFKC", text[: MAX_CHARS * 2])
+    text = _SPACE.sub(" ", text)
+    text = _INVISIBLE.sub("", text)
+    return text.replace("’", "'").replace("‘", "'")[:MAX_CHARS]
+
+
+def tokenize(text: str, language: str) -> list[Token]:
+    tokens: list[Token] = []
+    for match in _TOKEN.finditer(clean(text)):
+        kind = match.lastgroup
+        if kind in ("q1", "q2", "q3", "amount"):  # inner groups never end a match
+            kind = None
+        if match.group("quote") is not None:
+            inner = match.group("q1") or match.group("q2") or match.group("q3") or ""
+            if inner.strip():
+                tokens.append(Token("quote", inner.strip()))
+        elif match.group("email") is not None:
+            tokens.append(Token("email", match.group("email")))
+        elif match.group("money") is not None:
+            raw = match.group("amount")
+            tokens.append(Token("money", raw, number=parse_number(raw, language)))
+        elif match.group("id") is not None:
+            raw = match.group("id").lstrip("#")
+            tokens.append(Token("id", raw, norm=fold(raw)))
+        elif match.group("num") is not None:
+            raw = match.group("num").lstrip("#")
+            number = parse_number(raw, language)
+            if number is None:
+                tokens.append(Token("id", raw, norm=raw))
+            else:
+                tokens.append(Token("num", raw, number=number))
+        elif match.group("word") is not None:
+            raw = match.group("word")
+            tokens.append(Token("word", raw, norm=fold(raw)))
+        elif match.group("sep") is not None:
+            tokens.append(Token("sep", match.group("sep")))
+    return tokens

@@ -1,0 +1,17 @@
+"""The ASGI application ``stalwart serve`` runs (HTTP and WebSocket, Channels)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stalwart_site.settings")
+
+from django.core.asgi import get_asgi_application  # noqa: E402
+
+django_app = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+
+from stalwart_site.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter({"http": django_app, "websocket": URLRouter(websocket_urlpatterns)})

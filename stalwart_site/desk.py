@@ -1,0 +1,122 @@
+"""The Python API: talk to an agent without HTTP.
+
+    desk = Desk("examples/shop/agent.yaml")
+    reply = desk.say("u-17", "charge 40 to order 4411")
+    reply.waiting[0]["tool"]            # 'charge_card'
+    reply = desk.confirm("u-17", "approve")
+    "ch-4411" in reply.text             # True
+
+``Reply`` mirrors the HTTP message answer (SPEC §10): ``.text``,
+``.waiting``, ``.refusals``, ``.steps``, ``.rollback`` and ``.data`` (the
+whole answer). The Desk answers as its own session, through the same
+services, claims and tokens as the HTTP routes.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Reply:
+    data: dict[str, Any]
+    text: str = ""
+    waiting: list[dict[str, Any]] = field(default_factory=list)
+    refusals: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    rollback: Any = None
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> Reply:
+        return cls(
+            data=data,
+            text=(data.get("reply") or {}).get("text", ""),
+            waiting=list(data.get("waiting", [])),
+            refusals=list(data.get("refusals", [])),
+            steps=list(data.get("steps", [])),
+            rollback=data.get("rollback"),
+        )
+
+
+class Desk:
+    def __init__(self, agent_file: str | Path, *, agent: str | None = None, session: str | None = None) -> None:
+        from catalogue.agentfile import load_agent_file
+
+        self.agent_file = load_agent_file(agent_file)
+        self.agent = agent
+        self.session = session or secrets.token_urlsafe(24)
+        _ensure_django(str(self.agent_file.path), agent)
+
+    @property
+    def _session_hash(self) -> str:
+        from threads.selectors import session_hash
+
+        return session_hash(self.session)
+
+    def say(self, thread: str, text: str, context: dict[str, Any] | None = None,
+            language: str | None = None) -> Reply:
+        from threads.selectors import answer_view
+        from threads.services import turn_submit
+
+        advance = turn_submit(thread_id=thread, session_hash=self._session_hash, text_=text,
+                              language=language, context=context, agent_name=self.agent)
+        return Reply.of(answer_view(advance))
+
+    def waiting(self, thread: str) -> list[dict[str, Any]]:
+        from threads.pauses import open_pauses
+        from threads.selectors import thread_access
+
+        return open_pauses(thread_access(thread_id=thread, session=self.session).id)
+
+    def resume(self, thread: str, interrupt_id: str, decision: str, token: str | None = None,
+               answer: Any = None) -> Reply:
+        from threads.pauses import interrupt_resume
+        from threads.selectors import answer_view, thread_access
+
+        t = thread_access(thread_id=thread, session=self.session)
+        if token is None:
+            token = next((p["token"] for p in self.waiting(thread) if p["id"] == interrupt_id), "")
+        advance = interrupt_resume(thread=t, interrupt_id=interrupt_id, decision=decision, token=token,
+                                   answer=answer, answered_by="desk")
+        return Reply.of(answer_view(advance))
+
+    def confirm(self, thread: str, decision: str, waiting: str | None = None, answer: Any = None) -> Reply:
+        """Answer the pause ``waiting`` (an id), or the first that waits."""
+        open_ = self.waiting(thread)
+        if not open_:
+            raise LookupError(f"nothing waits in thread {thread!r}: call say() first")
+        pause = next((p for p in open_ if p["id"] == waiting), None) if waiting else open_[0]
+        if pause is None:
+            raise LookupError(f"no open pause {waiting!r} in thread {thread!r}")
+        return self.resume(thread, pause["id"], decision, pause["token"], answer)
+
+    def answer(self, thread: str, text: str | None = None, index: int | None = None) -> Reply:
+        """Answer the first open question (``ask``)."""
+        ans = {"kind": "choice", "index": index} if index is not None else {"kind": "open", "text": text}
+        return self.confirm(thread, "answer", answer=ans)
+
+
+def _ensure_django(agent_file: str, agent: str | None) -> None:
+    from django.conf import settings
+
+    if not settings.configured:
+        os.environ["STALWART_AGENT_FILE"] = agent_file
+        if agent:
+            os.environ["STALWART_AGENT"] = agent
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stalwart_site.settings")
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("migrate", interactive=False, verbosity=0)
+        return
+    from catalogue import registry
+
+    if settings.AGENT_FILE != agent_file:
+        settings.AGENT_FILE = agent_file
+        registry.forget()

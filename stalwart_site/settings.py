@@ -1,0 +1,171 @@
+"""Stalwart's settings: every value from the environment (django-environ).
+
+Variables (all listed in ``.env.example``):
+``STALWART_DATA_DIR``, ``STALWART_AGENT_FILE``, ``DATABASE_URL``, ``REDIS_URL``,
+``SECRET_KEY``, ``QLS_OPERATOR_TOKEN``, ``DEBUG``, ``STALWART_PUBLIC_URL``,
+``ALLOWED_HOSTS``, ``STALWART_MAX_BODY``, ``STALWART_MAX_TURN``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from urllib.parse import urlparse
+
+import environ
+
+from catalogue.agentfile import read_storage
+
+env = environ.Env()
+
+# --- Paths -----------------------------------------------------------------
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env.str("STALWART_DATA_DIR", default=".stalwart")).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+AGENT_FILE = env.str("STALWART_AGENT_FILE", default="") or None
+
+# --- Security ----------------------------------------------------------------
+DEBUG = env.bool("DEBUG", default=False)
+
+
+def _secret_key() -> str:
+    """SECRET_KEY from the environment, else generated once and kept in the
+    data folder (never a hard-coded default)."""
+    from_env = env.str("SECRET_KEY", default="")
+    if from_env:
+        return from_env
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        path.touch(mode=0o600)
+        path.write_text(secrets.token_urlsafe(50), encoding="utf-8")
+    return path.read_text(encoding="utf-8").strip()
+
+
+SECRET_KEY = _secret_key()
+PUBLIC_URL = env.str("STALWART_PUBLIC_URL", default="").rstrip("/")
+_public = urlparse(PUBLIC_URL) if PUBLIC_URL else None
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
+if _public and _public.hostname and _public.hostname not in ALLOWED_HOSTS:
+    ALLOWED_HOSTS.append(_public.hostname)
+CSRF_TRUSTED_ORIGINS = [f"{_public.scheme}://{_public.netloc}"] if _public else []
+HTTPS = bool(_public and _public.scheme == "https")
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=HTTPS)
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+OPERATOR_TOKEN = env.str("QLS_OPERATOR_TOKEN", default="")
+
+# --- Applications --------------------------------------------------------------
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "channels",
+    "catalogue",
+    "threads",
+    "approvals",
+]
+MIDDLEWARE = [
+    "stalwart_site.middleware.BodyLimitMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+ROOT_URLCONF = "stalwart_site.urls"
+ASGI_APPLICATION = "stalwart_site.asgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    }
+]
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "static"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("pt-br", "Português (Brasil)")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+USE_TZ = True
+TIME_ZONE = "UTC"
+
+# --- Database --------------------------------------------------------------------
+# DATABASE_URL, else the agent file's `storage:`, else runs.db in the data folder.
+_db_url = env.str("DATABASE_URL", default="") or (read_storage(AGENT_FILE) if AGENT_FILE else None)
+DATABASES = {"default": env.db_url_config(_db_url or "sqlite:///runs.db")}
+_db = DATABASES["default"]
+if _db["ENGINE"] == "django.db.backends.sqlite3":
+    if _db["NAME"] not in ("", ":memory:") and not Path(_db["NAME"]).is_absolute():
+        _db["NAME"] = str(DATA_DIR / _db["NAME"])
+    # IMMEDIATE transactions take the write lock at BEGIN, so two workers'
+    # claims queue instead of failing with "database is locked" mid-way.
+    _db.setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 30})
+    _db.setdefault("TEST", {})["NAME"] = str(DATA_DIR / "test-runs.db")
+else:
+    _db.setdefault("CONN_MAX_AGE", 60)
+    _db["CONN_HEALTH_CHECKS"] = True
+
+# --- Channels ----------------------------------------------------------------------
+REDIS_URL = env.str("REDIS_URL", default="")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# --- DRF --------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # Widget requests carry the Stalwart-Session header, not a cookie, so
+    # no session authentication (and no cookie-based CSRF) on the API.
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "UNAUTHENTICATED_USER": None,
+    "EXCEPTION_HANDLER": "stalwart_site.errors.exception_handler",
+}
+
+# --- Stalwart -----------------------------------------------------------------------
+STALWART_AGENT_NAME = env.str("STALWART_AGENT", default="") or None
+STALWART_MAX_BODY = env.int("STALWART_MAX_BODY", default=256 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = STALWART_MAX_BODY
+STALWART_MAX_TURN = env.int("STALWART_MAX_TURN", default=8000)
+STALWART_ASK_TIMEOUT = env.int("STALWART_ASK_TIMEOUT", default=600)
+STALWART_DEV_PAIR = env.bool("STALWART_DEV_PAIR", default=False)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "stalwart": {"handlers": ["console"], "level": env.str("STALWART_LOG_LEVEL", default="INFO")},
+        "stalwart.security": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+    },
+}

@@ -1,0 +1,126 @@
+"""End to end: a real `stalwart serve` (daphne) process on a free port."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from examples.shop import tools as shop
+from tests.e2e.conftest import on_postgres
+from tests.support.server import Browser, Server
+
+pytestmark = pytest.mark.server
+
+ROUNDS = 50
+
+
+def test_the_shop_walkthrough(server):
+    browser = Browser(server.url)
+    shown = browser.say("w-1", "show order 4411")
+    assert shown.status_code == 200
+    body = shown.json()
+    assert "visa-0019" in body["reply"]["text"] and "40.00" in body["reply"]["text"]
+    assert body["waiting"] == []
+
+    charged = browser.say("w-1", "charge 40 to order 4411").json()
+    assert len(charged["waiting"]) == 1
+    pause = charged["waiting"][0]
+    assert {k: pause[k] for k in ("kind", "tool", "question", "reasons", "irreversible", "choices", "step")} == {
+        "kind": "confirm", "tool": "charge_card", "question": "Run charge_card?", "reasons": ["write"],
+        "irreversible": False, "choices": ["approve", "skip", "cancel_all"], "step": 1,
+    }
+    assert pause["arguments"] == [{"name": "amount", "value": 40, "origin": "typed"},
+                                  {"name": "order_id", "value": "4411", "origin": "typed"}]
+    assert pause["token"]
+
+    listed = browser.request("GET", "/threads/w-1/interrupts").json()["interrupts"]
+    assert [p["id"] for p in listed] == [pause["id"]]
+
+    approved = browser.resume("w-1", pause, "approve")
+    assert approved.status_code == 200
+    assert "ch-4411" in approved.json()["reply"]["text"]
+    again = browser.resume("w-1", pause, "approve")
+    assert again.status_code == 409 and again.json()["error"] == "interrupt_stale"
+    assert "paid" in browser.say("w-1", "show order 4411").json()["reply"]["text"]
+    assert len(shop.charges("4411")) == 1
+    browser.close()
+
+
+def test_a_pause_outlives_a_restart_of_the_server(data_dir):
+    first = Server(data_dir).start()
+    browser = Browser(first.url)
+    pause = browser.say("w-2", "charge 40 to order 4411").json()["waiting"][0]
+    first.stop()
+
+    with Server(data_dir) as second:
+        browser.client.base_url = second.url  # type: ignore[assignment]
+        listed = browser.request("GET", "/threads/w-2/interrupts").json()["interrupts"]
+        assert [p["id"] for p in listed] == [pause["id"]]
+        assert listed[0]["token"] == pause["token"]
+        approved = browser.resume("w-2", listed[0], "approve")
+        assert approved.status_code == 200 and "ch-4411" in approved.json()["reply"]["text"]
+    assert shop.get_order("4411")["status"] == "paid"
+    browser.close()
+
+
+def race(urls: list[str], session: str, thread: str, pause: dict) -> list[int]:
+    """Send the same answer to every url at the same moment."""
+    barrier = threading.Barrier(len(urls))
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def answer(url: str) -> None:
+        browser = Browser(url)
+        browser.session = session
+        barrier.wait()
+        status = browser.resume(thread, pause, "approve").status_code
+        with lock:
+            statuses.append(status)
+        browser.close()
+
+    workers = [threading.Thread(target=answer, args=(u,)) for u in urls]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return sorted(statuses)
+
+
+def race_rounds(urls: list[str]) -> None:
+    starter = Browser(urls[0])
+    for i in range(ROUNDS):
+        shop.reset()
+        thread = f"race-{i}"
+        pause = starter.say(thread, "charge 40 to order 4411").json()["waiting"][0]
+        assert race(urls, str(starter.session), thread, pause) == [200, 409], f"round {i}"
+        assert len(shop.charges("4411")) == 1, f"round {i}"
+    starter.close()
+
+
+def test_two_answers_at_once_from_two_threads_one_wins(server):
+    race_rounds([server.url, server.url])
+
+
+@pytest.mark.skipif(not on_postgres(), reason="two workers share a PostgreSQL database")
+def test_two_answers_at_once_on_two_server_processes_one_wins(data_dir: Path):
+    with Server(data_dir) as a, Server(data_dir) as b:
+        race_rounds([a.url, b.url])
+
+
+def test_bad_input_over_http_keeps_the_server_serving(server):
+    browser = Browser(server.url)
+    bad = browser.request("POST", "/threads/w-3/messages", content=b"{nope",
+                          headers={"Content-Type": "application/json"})
+    assert bad.status_code == 400 and bad.json()["error"] == "bad_request"
+    big = browser.request("POST", "/threads/w-3/messages", content=b"{" + b" " * (1024 * 1024) + b"}",
+                          headers={"Content-Type": "application/json"})
+    assert big.status_code == 413 and big.json()["error"] == "too_large"
+    missing = browser.request("POST", "/threads/w-3/messages", json={"txt": "hi"})
+    assert missing.status_code == 400
+    unknown = browser.request("POST", "/threads/nobody-here/resume",
+                              json={"interrupt_id": "p-x", "decision": "approve", "token": "t"})
+    assert unknown.status_code == 404 and unknown.json()["error"] == "not_found"
+    assert browser.say("w-3", "show order 4411").status_code == 200
+    browser.close()

@@ -1,0 +1,201 @@
+"""Service tier: the run engine over a real database, through the Desk API."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from examples.shop import tools as shop
+from stalwart_site.errors import InvalidDecision, NotFound, Stale
+from threads.models import Event, Interrupt, Receipt, Run, Step
+from threads.texts import TEXTS
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_show_order_replies_with_card_and_total_and_waits_on_nothing(desk):
+    reply = desk.say("t-show", "show order 4411")
+    assert reply.waiting == []
+    assert "visa-0019" in reply.text and "40.00" in reply.text and "unpaid" in reply.text
+    assert reply.steps[0]["tool"] == "get_order" and reply.steps[0]["status"] == "succeeded"
+
+
+def test_charge_pauses_exactly_as_spec_shows(desk):
+    reply = desk.say("t-charge", "charge 40 to order 4411")
+    assert len(reply.waiting) == 1
+    pause = reply.waiting[0]
+    assert set(pause) >= {"id", "kind", "tool", "question", "arguments", "reasons", "irreversible", "choices",
+                          "token", "step"}
+    assert pause["kind"] == "confirm"
+    assert pause["tool"] == "charge_card"
+    assert pause["question"] == "Run charge_card?"
+    assert pause["arguments"] == [
+        {"name": "amount", "value": 40, "origin": "typed"},
+        {"name": "order_id", "value": "4411", "origin": "typed"},
+    ]
+    assert pause["reasons"] == ["write"]
+    assert pause["irreversible"] is False
+    assert pause["choices"] == ["approve", "skip", "cancel_all"]
+    assert pause["step"] == 1 and len(pause["token"]) == 64
+    assert shop.charges() == []  # nothing ran
+
+
+def test_approve_runs_the_charge_once_and_a_second_answer_is_stale(desk):
+    pause = desk.say("t-approve", "charge 40 to order 4411").waiting[0]
+    reply = desk.resume("t-approve", pause["id"], "approve", pause["token"])
+    assert "ch-4411" in reply.text
+    assert reply.waiting == []
+    assert shop.get_order("4411")["status"] == "paid"
+    with pytest.raises(Stale) as err:
+        desk.resume("t-approve", pause["id"], "approve", pause["token"])
+    body = err.value.body()
+    assert body["error"] == "interrupt_stale"
+    assert body["interrupt"]["status"] == "answered" and body["interrupt"]["decision"] == "approve"
+    assert body["waiting"] == []
+    assert len(shop.charges("4411")) == 1
+    assert "paid" in desk.say("t-approve", "show order 4411").text
+
+
+def test_the_write_receipt_is_stored_with_its_key_and_no_secret(desk):
+    pause = desk.say("t-receipt", "charge 40 to order 4411").waiting[0]
+    desk.resume("t-receipt", pause["id"], "approve", pause["token"])
+    receipt = Receipt.objects.get()
+    assert receipt.tool == "charge_card" and receipt.transport == "ok" and receipt.verdict == "verified_applied"
+    assert receipt.attempts == 1 and len(receipt.request_hash) == 64
+    assert shop.charges("4411")[0]["idempotency_key"] == receipt.idempotency_key
+
+
+@pytest.mark.parametrize("token", ["", "0" * 64, "not-a-token"])
+def test_a_wrong_token_is_stale_and_changes_nothing(desk, token):
+    pause = desk.say("t-token", "charge 40 to order 4411").waiting[0]
+    with pytest.raises(Stale):
+        desk.resume("t-token", pause["id"], "approve", token)
+    assert shop.charges() == []
+    assert Interrupt.objects.get(pk=pause["id"]).status == "open"
+
+
+def test_a_decision_the_kind_does_not_take_is_422_and_changes_nothing(desk):
+    pause = desk.say("t-decision", "charge 40 to order 4411").waiting[0]
+    with pytest.raises(InvalidDecision):
+        desk.resume("t-decision", pause["id"], "happened", pause["token"])
+    assert Interrupt.objects.get(pk=pause["id"]).status == "open"
+    assert shop.charges() == []
+
+
+def test_a_new_turn_supersedes_what_waits(desk):
+    pause = desk.say("t-super", "charge 40 to order 4411").waiting[0]
+    desk.say("t-super", "show order 5001")
+    assert Interrupt.objects.get(pk=pause["id"]).status == "superseded"
+    with pytest.raises(Stale):
+        desk.resume("t-super", pause["id"], "approve", pause["token"])
+    assert shop.charges() == []
+    assert shop.get_order("4411")["status"] == "unpaid"
+
+
+def test_skip_leaves_the_call_out_and_goes_on(desk):
+    pause = desk.say("t-skip", "charge 40 to order 4411").waiting[0]
+    reply = desk.resume("t-skip", pause["id"], "skip", pause["token"])
+    assert reply.steps[0]["status"] == "skipped"
+    assert Run.objects.get().status == "done"
+    assert shop.charges() == []
+
+
+def test_cancel_all_leaves_out_this_and_every_later_call(desk):
+    reply = desk.say("t-cancel", "charge 40 to order 4411 and then archive order 4412")
+    pause = reply.waiting[0]
+    reply = desk.resume("t-cancel", pause["id"], "cancel_all", pause["token"])
+    assert [s["status"] for s in reply.steps] == ["cancelled", "cancelled"]
+    assert reply.waiting == []
+    assert shop.get_order("4412")["status"] == "paid"
+
+
+def test_pause_ids_are_derived_not_random(desk):
+    first = desk.say("t-derived", "charge 40 to order 4411").waiting[0]
+    from threads.pauses import pause_open
+
+    run = Run.objects.get()
+    again = pause_open(run=run, step=Step.objects.get(), kind="confirm", tool="charge_card",
+                       payload=Interrupt.objects.get().payload)
+    assert again.id == first["id"]
+    assert Interrupt.objects.count() == 1
+
+
+def test_events_are_numbered_per_thread_and_are_json(desk):
+    pause = desk.say("t-events", "charge 40 to order 4411").waiting[0]
+    desk.resume("t-events", pause["id"], "approve", pause["token"])
+    events = list(Event.objects.filter(thread_id="t-events").order_by("seq"))
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    types = [e.type for e in events]
+    assert types[0] == "turn" and "waiting" in types and "answered" in types and types[-1] == "reply"
+    for e in events:
+        assert json.loads(json.dumps(e.data)) == e.data
+
+
+def test_a_lost_reply_pauses_as_outcome_unknown_and_is_never_resent(desk, monkeypatch):
+    monkeypatch.setenv("STALWART_SHOP_FAULTS", "archive_order=lose_reply")
+    pause = desk.say("t-lost", "archive order 4412").waiting[0]
+    reply = desk.resume("t-lost", pause["id"], "approve", pause["token"])
+    assert [p["kind"] for p in reply.waiting] == ["outcome_unknown"]
+    assert reply.waiting[0]["choices"] == ["happened", "did_not_happen"]
+    assert Receipt.objects.get().verdict == "indeterminate"
+    monkeypatch.delenv("STALWART_SHOP_FAULTS")
+    unknown = reply.waiting[0]
+    reply = desk.resume("t-lost", unknown["id"], "did_not_happen", unknown["token"])
+    # A retry is a person's decision: a new confirm, under a new id.
+    assert [p["kind"] for p in reply.waiting] == ["confirm"]
+    assert reply.waiting[0]["id"] != pause["id"]
+
+
+def test_an_idempotent_write_is_retried_with_the_same_key(desk, monkeypatch):
+    monkeypatch.setenv("STALWART_SHOP_FAULTS", "charge_card=lose_reply")
+    pause = desk.say("t-retry", "charge 40 to order 4411").waiting[0]
+    reply = desk.resume("t-retry", pause["id"], "approve", pause["token"])
+    # Every attempt lost its reply; the replays found the first charge, never made a second.
+    assert len(shop.charges("4411")) == 1
+    assert [p["kind"] for p in reply.waiting] == ["outcome_unknown"]
+    assert Receipt.objects.get().attempts == 3
+
+
+def test_withdrawn_tools_are_refused_first(desk):
+    from catalogue.models import Withdrawal
+
+    Withdrawal.objects.create(agent="Shop", tool="archive_order", reason="test")
+    reply = desk.say("t-withdrawn", "archive order 4412")
+    assert reply.waiting == []
+    assert shop.get_order("4412")["status"] == "paid"
+
+
+def test_another_session_cannot_read_or_answer_the_thread(desk):
+    from stalwart_site.desk import Desk
+    from tests.conftest import SHOP
+
+    pause = desk.say("t-private", "charge 40 to order 4411").waiting[0]
+    other = Desk(SHOP)
+    with pytest.raises(NotFound):
+        other.waiting("t-private")
+    with pytest.raises(NotFound):
+        other.resume("t-private", pause["id"], "approve", pause["token"])
+    with pytest.raises(NotFound):
+        other.say("t-private", "show order 4411")
+    assert shop.charges() == []
+
+
+def test_an_unread_turn_under_refuse_replies_that_it_could_not_read(desk, tmp_path):
+    from stalwart_site.desk import Desk
+    from tests.conftest import SHOP
+
+    path = tmp_path / "agent.yaml"
+    path.write_text(SHOP.read_text().replace("on_unread: ask", "on_unread: refuse"))
+    (tmp_path / "vocabulary.yaml").write_text((SHOP.parent / "vocabulary.yaml").read_text())
+    reply = Desk(path).say("t-unread", "order a pizza")
+    assert reply.text == TEXTS["en"]["unread"]
+    assert reply.waiting == []
+
+
+def test_an_unread_turn_under_ask_pauses_with_delegate(desk):
+    reply = desk.say("t-delegate", "order a pizza")
+    assert [p["kind"] for p in reply.waiting] == ["delegate"]
+    assert reply.waiting[0]["choices"] == ["approve", "decline"]
+    reply = desk.confirm("t-delegate", "decline")
+    assert reply.text == TEXTS["en"]["declined"]

@@ -1,0 +1,199 @@
+"""Threads, turns, runs, steps, pauses, receipts and events.
+
+A **thread** belongs to one browser session. Each person's turn is a
+**message** that starts a **run**: the plan's calls become **steps**, taken in
+order. A step's life::
+
+    planned --check--> refused | (run) running --> succeeded | failed
+                                                \\-> outcome_unknown (pause)
+            \\--> waiting (a pause is open) --approve--> approved --> running ...
+                                           --skip--> skipped
+                                           --cancel_all--> cancelled
+
+Sagas add ``undone`` / ``undo_failed`` / ``not_undoable`` to succeeded writes
+(SPEC §8). A **pause** (``Interrupt``) is a row: any worker can take its
+answer, claimed by one conditional UPDATE of its status. An **event** is the
+thread's trace, numbered per thread, written in the same transaction as the
+state it describes. A **receipt** is stored before a write is sent (SPEC §9).
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Thread(models.Model):
+    id = models.CharField(primary_key=True, max_length=128)
+    session_hash = models.CharField(max_length=64, db_index=True)
+    agent = models.CharField(max_length=200)
+    event_seq = models.PositiveBigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.id
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        PERSON = "person", "person"
+        ASSISTANT = "assistant", "assistant"
+
+    id = models.CharField(primary_key=True, max_length=40)
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="messages")
+    run = models.ForeignKey("Run", null=True, blank=True, on_delete=models.SET_NULL, related_name="messages")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    text = models.TextField()
+    language = models.CharField(max_length=8, default="en")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        WAITING = "waiting", "waiting"
+        DONE = "done", "done"
+        CANCELLED = "cancelled", "cancelled"
+        SUPERSEDED = "superseded", "superseded"
+
+    id = models.CharField(primary_key=True, max_length=40)
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="runs")
+    agent = models.CharField(max_length=200)
+    language = models.CharField(max_length=8, default="en")
+    text = models.TextField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    plan = models.JSONField(default=dict)
+    context = models.JSONField(default=dict, blank=True)
+    tainted_by = models.JSONField(default=list, blank=True)
+    rollback = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at"]
+
+    def __str__(self) -> str:
+        return self.id
+
+
+class Step(models.Model):
+    class Status(models.TextChoices):
+        PLANNED = "planned", "planned"
+        WAITING = "waiting", "waiting"
+        APPROVED = "approved", "approved"
+        RUNNING = "running", "running"
+        SUCCEEDED = "succeeded", "succeeded"
+        FAILED = "failed", "failed"
+        REFUSED = "refused", "refused"
+        SKIPPED = "skipped", "skipped"
+        CANCELLED = "cancelled", "cancelled"
+        SUPERSEDED = "superseded", "superseded"
+        OUTCOME_UNKNOWN = "outcome_unknown", "outcome unknown"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="steps")
+    index = models.PositiveIntegerField()
+    tool = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=8, default="write")
+    arguments = models.JSONField(default=list)  # [{"name", "value", "origin", "field"?}]
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PLANNED)
+    generation = models.PositiveIntegerField(default=0)  # bumped when the call must be decided again
+    reasons = models.JSONField(default=list, blank=True)
+    irreversible = models.BooleanField(default=False)
+    rule = models.CharField(max_length=100, blank=True)
+    sentence = models.TextField(blank=True)
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    compensation = models.JSONField(null=True, blank=True)  # the registered undo, resolved
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="step_unique_index")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}#{self.index} {self.tool}"
+
+
+class Interrupt(models.Model):
+    """A pause: a row any worker can answer, claimed by a conditional UPDATE."""
+
+    class Kind(models.TextChoices):
+        CONFIRM = "confirm", "confirm"
+        OUTCOME_UNKNOWN = "outcome_unknown", "outcome unknown"
+        SAGA_STUCK = "saga_stuck", "saga stuck"
+        ASK = "ask", "ask"
+        DELEGATE = "delegate", "delegate"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "open"
+        ANSWERED = "answered", "answered"
+        SUPERSEDED = "superseded", "superseded"
+        TIMED_OUT = "timed_out", "timed out"
+        CANCELLED = "cancelled", "cancelled"
+
+    id = models.CharField(primary_key=True, max_length=40)
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="interrupts")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="interrupts")
+    step = models.ForeignKey(Step, null=True, blank=True, on_delete=models.CASCADE, related_name="interrupts")
+    agent = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    tool = models.CharField(max_length=200, blank=True)
+    payload = models.JSONField(default=dict)  # question, arguments, reasons, irreversible, choices
+    decision = models.CharField(max_length=32, blank=True)
+    answer = models.JSONField(null=True, blank=True)
+    answered_by = models.CharField(max_length=200, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        indexes = [models.Index(fields=["status", "created_at"]), models.Index(fields=["thread", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.tool} ({self.status})"
+
+
+class Receipt(models.Model):
+    """What was sent for a write, before it was sent (SPEC §9)."""
+
+    class Verdict(models.TextChoices):
+        PENDING = "pending", "pending"
+        VERIFIED_APPLIED = "verified_applied", "verified applied"
+        VERIFIED_NOT_APPLIED = "verified_not_applied", "verified not applied"
+        INDETERMINATE = "indeterminate", "indeterminate"
+        DUPLICATE_EFFECT = "duplicate_effect", "duplicate effect"
+        FALSE_SUCCESS = "false_success", "false success"
+        UNSAFE_RETRY = "unsafe_retry", "unsafe retry"
+        NOT_APPLIED = "not_applied", "not applied"
+
+    operation_id = models.CharField(primary_key=True, max_length=80)
+    step = models.ForeignKey(Step, on_delete=models.CASCADE, related_name="receipts")
+    tool = models.CharField(max_length=200)
+    request_hash = models.CharField(max_length=64)
+    idempotency_key = models.CharField(max_length=120, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    transport = models.CharField(max_length=16, blank=True)
+    verdict = models.CharField(max_length=24, choices=Verdict.choices, default=Verdict.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+
+class Event(models.Model):
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveBigIntegerField()
+    type = models.CharField(max_length=20)
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["thread", "seq"]
+        constraints = [models.UniqueConstraint(fields=["thread", "seq"], name="event_unique_seq")]

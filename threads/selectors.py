@@ -1,0 +1,80 @@
+"""Reads: the only way a view, consumer or admin gets a thread, and the
+shapes of SPEC §10's answers."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from typing import Any
+
+from django.http import HttpRequest
+
+from stalwart_site.errors import NotFound
+from threads.models import Run, Step, Thread
+from threads.pauses import open_pauses
+from threads.services import Advance
+
+SESSION_HEADER = "Stalwart-Session"
+_SESSION_RE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
+THREAD_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+
+
+def session_of(request: HttpRequest) -> tuple[str, bool]:
+    """The browser's session id from ``Stalwart-Session``, or a new one."""
+    given = request.headers.get(SESSION_HEADER, "")
+    if _SESSION_RE.match(given):
+        return given, False
+    return secrets.token_urlsafe(24), True
+
+
+def session_hash(session: str) -> str:
+    return hashlib.sha256(session.encode()).hexdigest()
+
+
+def thread_access(*, thread_id: str, session: str) -> Thread:
+    """The thread, if this session opened it; otherwise the same 404 as a
+    thread that does not exist (never say which)."""
+    thread = Thread.objects.filter(pk=thread_id).first()
+    if thread is None or not secrets.compare_digest(thread.session_hash, session_hash(session)):
+        raise NotFound()
+    return thread
+
+
+def step_view(step: Step) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "step": step.index, "tool": step.tool, "kind": step.kind, "status": step.status,
+        "arguments": step.arguments, "reasons": step.reasons,
+    }
+    if step.result is not None:
+        out["result"] = step.result
+    if step.error:
+        out["error"] = step.error
+    if step.rule:
+        out["rule"] = step.rule
+    return out
+
+
+def refusals_of(run: Run) -> list[dict[str, Any]]:
+    return [
+        {"tool": s.tool, "rule": s.rule, "sentence": s.sentence, "step": s.index}
+        for s in run.steps.filter(status=Step.Status.REFUSED).order_by("index")
+    ]
+
+
+def answer_view(advance: Advance, *, not_notified: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """SPEC §10's message answer."""
+    run = advance.run
+    run.refresh_from_db()
+    reply = advance.reply
+    return {
+        "thread": run.thread_id,
+        "run": run.id,
+        "status": run.status,
+        "reply": {"id": reply.id, "text": reply.text} if reply else None,
+        "waiting": open_pauses(run.thread_id),
+        "refusals": refusals_of(run),
+        "rollback": run.rollback,
+        "steps": [step_view(s) for s in run.steps.order_by("index")],
+        "not_notified": not_notified or [],
+    }

@@ -1,0 +1,75 @@
+"""Every sentence a run's reply says, keyed, in English and Brazilian Portuguese.
+
+Tests import these keys instead of copying sentences.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TEXTS: dict[str, dict[str, str]] = {
+    "en": {
+        "unread": "Sorry, I couldn't read that. Try naming what to do and what to do it to, like \"show order 4411\".",
+        "delegate": "I couldn't read that myself. May I hand it to the assistant's model?",
+        "declined": "All right, I won't hand it on. I couldn't help with that one.",
+        "no_model": "This bot needs an AI key before it can answer turns like this one.",
+        "waiting_confirm": "{tool} waits for your approval.",
+        "waiting_outcome": "I don't know whether {tool} took effect: its reply was lost. Did it happen?",
+        "waiting_ask": "{prompt}",
+        "done_read": "{tool}: {result}",
+        "done_write": "Done: {tool}. {result}",
+        "failed": "{tool} failed: {error}",
+        "skipped": "Skipped {tool}.",
+        "cancelled": "Cancelled: nothing more of this run will happen.",
+        "superseded": "Changed your mind? I've set the earlier request aside and started again.",
+        "dependency": "{tool} needs the result of step {step}, which did not come.",
+        "happened": "Recorded: {tool} happened.",
+        "nothing": "Done.",
+        "timed_out": "The question timed out, so I stopped there.",
+        "confirm_question": "Run {tool}?",
+        "ask_tool": "Which did you mean?",
+    },
+    "pt-BR": {
+        "unread": "Desculpe, não consegui ler isso. Diga o que fazer e com o quê, como \"mostre o pedido 4411\".",
+        "delegate": "Não consegui ler isso sozinho. Posso passar para o modelo do assistente?",
+        "declined": "Tudo bem, não vou passar adiante. Não consegui ajudar com isso.",
+        "no_model": "Este bot precisa de uma chave de IA antes de responder turnos como este.",
+        "waiting_confirm": "{tool} espera a sua aprovação.",
+        "waiting_outcome": "Não sei se {tool} teve efeito: a resposta se perdeu. Aconteceu?",
+        "waiting_ask": "{prompt}",
+        "done_read": "{tool}: {result}",
+        "done_write": "Feito: {tool}. {result}",
+        "failed": "{tool} falhou: {error}",
+        "skipped": "{tool} foi pulado.",
+        "cancelled": "Cancelado: nada mais desta execução vai acontecer.",
+        "superseded": "Mudou de ideia? Deixei o pedido anterior de lado e comecei de novo.",
+        "dependency": "{tool} precisa do resultado do passo {step}, que não veio.",
+        "happened": "Registrado: {tool} aconteceu.",
+        "nothing": "Feito.",
+        "timed_out": "A pergunta expirou, então parei aí.",
+        "confirm_question": "Executar {tool}?",
+        "ask_tool": "Qual você quis dizer?",
+    },
+}
+
+
+def text(language: str, key: str, **values: Any) -> str:
+    table = TEXTS.get(language) or TEXTS["en"]
+    return table.get(key, TEXTS["en"][key]).format(**values)
+
+
+def describe_result(result: Any) -> str:
+    """A tool's result in one or a few readable lines."""
+    if isinstance(result, dict):
+        parts = []
+        for key, value in result.items():
+            if isinstance(value, list):
+                parts.append(f"{key}: " + "; ".join(describe_result(v) for v in value) if value else f"{key}: none")
+            elif isinstance(value, dict):
+                parts.append(f"{key}: ({describe_result(value)})")
+            else:
+                parts.append(f"{key}: {value}")
+        return ", ".join(parts)
+    if isinstance(result, list):
+        return "; ".join(describe_result(v) for v in result) or "none"
+    return "" if result is None else str(result)
