@@ -56,7 +56,7 @@ def validate_catalogue(data: Any, *, place: str = "catalogue") -> list[Tool]:
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(catalogue_schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    error = None if validator.is_valid(data) else jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:
         raise CatalogueError(f"{place}: {_json_path(error.absolute_path)}", error.message)
     seen: set[str] = set()

@@ -116,3 +116,21 @@ def test_an_invalid_agent_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
     path.write_text("agents: [\n")
     code, out = verify(path, capsys)
     assert code == 2 and "stalwart: error:" in out
+
+
+# The same through the lead's agent-file loader (catalogue.agentfile), the one `stalwart verify` uses.
+
+def test_verify_through_the_agent_file_loader(capsys: pytest.CaptureFixture[str]) -> None:
+    assert verify_main([str(SHOP / "agent-openapi.yaml")]) == 0
+    assert "warning write_without_compensation archive_order: " in capsys.readouterr().out
+
+
+def test_verify_through_the_agent_file_loader_refuses_duplicates(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "c.json").write_text('{"version": 1, "tools": [{"name": "a", "kind": "read"},'
+                                     ' {"name": "a", "kind": "write"}]}')
+    path = tmp_path / "agent.yaml"
+    path.write_text("agents:\n  - name: A\n    catalogue: c.json\n")
+    assert verify_main([str(path)]) == 2
+    captured = capsys.readouterr()
+    assert "the tool name 'a' appears twice" in captured.err and "Traceback" not in captured.err
