@@ -186,12 +186,16 @@ def check_document(data: Mapping[str, Any], *, place: str, path: Path | None = N
         raise SourceError(place, NOT_OPENAPI)
     if not str(version).startswith(("3.0", "3.1")):
         raise SourceError(f"{place}: openapi", UNSUPPORTED_VERSION.format(version=version))
-    resolver = _Resolver(data, path)
+    check_refs(data, place=place, path=path)
+    _validate(data, place=place, path=path)
+
+
+def check_refs(data: Mapping[str, Any], *, place: str, path: Path | None = None) -> None:
+    """Fail on the first ``$ref`` that points at nothing, naming where it is."""
     try:
-        resolver.check(data, "", data, path, set())
+        _Resolver(data, path).check(data, "", data, path, set())
     except SourceError as exc:
         raise SourceError(f"{place}: {exc.place}", exc.reason) from None
-    _validate(data, place=place, path=path)
 
 
 def _validate(data: Mapping[str, Any], *, place: str, path: Path | None) -> None:

@@ -203,3 +203,13 @@ def test_import_writes_out_or_prints(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert json.loads(out.read_text())["version"] == 1
     assert import_main([str(SHOP / "openapi.json")]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(out.read_text())
+
+
+def test_without_the_validator_a_broken_ref_is_still_refused(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    doc = make_document({"/orders": {"get": make_operation("list_orders", responses={
+        "200": {"$ref": "#/components/responses/Nope"}})}})
+    path = tmp_path / "api.json"
+    path.write_text(json.dumps(doc))
+    assert import_main([str(path), "--no-validate"]) == 2
+    assert openapi.BROKEN_REF.format(ref="#/components/responses/Nope") in capsys.readouterr().err
