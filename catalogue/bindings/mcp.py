@@ -1,0 +1,242 @@
+"""The ``mcp:`` binding: ``tools/call`` through the official ``mcp`` SDK (1.x).
+
+Model: one client session per server (its address or command, and the folder
+it starts in), kept open and reused by every call, on one event loop that runs
+in a background thread so the synchronous engine can call it. A server over
+stdio is started by the SDK client with this process's environment (so
+``STALWART_DATA_DIR`` and the fault switch reach it) in the agent file's
+folder. Before each call the session is pinged; a server that died is started
+again, so the call goes to a live one.
+
+Transport outcomes (SPEC §9):
+
+- ``ok``: a result that is not an error; ``structuredContent`` if given, else
+  the text content (parsed as JSON where it is JSON).
+- ``error``: the tool answered ``isError``.
+- ``refused``: the server could not be started or reached: nothing was sent.
+- ``timeout``: sent, and no answer within the bound (a hung call).
+- ``no_response``: sent, and the session broke before an answer.
+
+A hung call leaves the session usable; a broken one is dropped and the next
+call starts the server again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import os
+import threading
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from catalogue.bindings import Outcome
+from catalogue.tools import Tool
+
+START_FAILED = "the MCP server {server!r} could not be started: {reason}"
+NO_ANSWER = "sent, and no answer within {timeout:g}s"
+BROKEN = "sent, and the MCP session broke before an answer: {reason}"
+NO_SERVER = "the tool's mcp binding names no server"
+
+START_TIMEOUT = 20.0
+PING_TIMEOUT = 5.0
+
+
+@asynccontextmanager
+async def http_transport(url: str) -> AsyncIterator[tuple[Any, ...]]:
+    """The SDK's streamable-HTTP client, by whichever name this 1.x release uses."""
+    try:
+        from mcp.client.streamable_http import streamable_http_client as client
+    except ImportError:  # releases before 1.2x name it streamablehttp_client
+        from mcp.client.streamable_http import streamablehttp_client as client
+    async with client(url) as streams:
+        yield tuple(streams)
+
+
+def _reason(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class _Connection:
+    """One server's session, held open by its own task until stopped or broken."""
+
+    def __init__(self, server: str, cwd: str | None) -> None:
+        self.server = server
+        self.cwd = cwd
+        self.session: Any = None
+        self.ready = asyncio.Event()
+        self.done = asyncio.Event()
+        self.stop = asyncio.Event()
+        self.error: BaseException | None = None
+        self.task: asyncio.Task[None] | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.session is not None and not self.done.is_set()
+
+    async def start(self, timeout: float) -> None:
+        self.task = asyncio.create_task(self._serve())
+        waiters = [asyncio.create_task(self.ready.wait()), asyncio.create_task(self.done.wait())]
+        finished, pending = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        for w in pending:
+            w.cancel()
+        if not self.ready.is_set():
+            await self.close()
+            reason = _reason(self.error) if self.error else f"no answer within {timeout:g}s"
+            raise ConnectionError(reason)
+
+    async def _serve(self) -> None:
+        from mcp import ClientSession
+
+        try:
+            if self.server.startswith(("http://", "https://")):
+                async with http_transport(self.server) as (read, write, *_):
+                    async with ClientSession(read, write) as session:
+                        await self._hold(session)
+            else:
+                from mcp import StdioServerParameters
+                from mcp.client.stdio import stdio_client
+
+                from catalogue.importers.mcp import server_argv
+
+                argv = server_argv(self.server)
+                params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ), cwd=self.cwd)
+                with open(os.devnull, "w") as errlog:
+                    async with stdio_client(params, errlog=errlog) as (read, write):
+                        async with ClientSession(read, write) as session:
+                            await self._hold(session)
+        except BaseException as exc:  # a server that exits or cannot start ends here
+            self.error = exc
+        finally:
+            self.session = None
+            self.done.set()
+
+    async def _hold(self, session: Any) -> None:
+        await session.initialize()
+        self.session = session
+        self.ready.set()
+        await self.stop.wait()
+
+    async def close(self) -> None:
+        self.stop.set()
+        if self.task is not None and not self.task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(self.task), 5.0)
+            except (TimeoutError, asyncio.CancelledError):
+                self.task.cancel()
+
+
+class _Pool:
+    """The background loop and the open sessions, keyed by server and folder."""
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.lock = threading.Lock()
+        self.connections: dict[tuple[str, str | None], _Connection] = {}
+
+    def run(self, coro: Any, timeout: float) -> Any:
+        with self.lock:
+            if self.loop is None or self.loop.is_closed():
+                self.loop = asyncio.new_event_loop()
+                threading.Thread(target=self.loop.run_forever, name="stalwart-mcp", daemon=True).start()
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    async def connection(self, server: str, cwd: str | None) -> _Connection:
+        key = (server, cwd)
+        conn = self.connections.get(key)
+        if conn is not None and conn.alive:
+            try:  # a server that died between calls is found here, before anything is sent
+                await asyncio.wait_for(conn.session.send_ping(), PING_TIMEOUT)
+                return conn
+            except BaseException:
+                await conn.close()
+        conn = _Connection(server, cwd)
+        self.connections[key] = conn
+        await conn.start(START_TIMEOUT)
+        return conn
+
+    async def call(self, server: str, cwd: str | None, name: str, arguments: Mapping[str, Any],
+                   timeout: float) -> Outcome:
+        try:
+            conn = await self.connection(server, cwd)
+        except (ConnectionError, OSError, ValueError) as exc:
+            return Outcome("refused", error=START_FAILED.format(server=server, reason=exc))
+        from mcp.shared.exceptions import McpError
+
+        try:
+            result = await asyncio.wait_for(
+                conn.session.call_tool(name, dict(arguments), read_timeout_seconds=timedelta(seconds=timeout)),
+                timeout + 1.0,
+            )
+        except TimeoutError:
+            return Outcome("timeout", error=NO_ANSWER.format(timeout=timeout))
+        except McpError as exc:
+            if "timed out" in str(exc).lower() or getattr(exc.error, "code", None) == 408:
+                return Outcome("timeout", error=NO_ANSWER.format(timeout=timeout))
+            await conn.close()
+            return Outcome("no_response", error=BROKEN.format(reason=_reason(exc)))
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            await conn.close()
+            return Outcome("no_response", error=BROKEN.format(reason=_reason(exc)))
+        return _outcome(result)
+
+    async def close_all(self) -> None:
+        conns, self.connections = list(self.connections.values()), {}
+        for conn in conns:
+            await conn.close()
+
+    def shutdown(self) -> None:
+        if self.loop is not None and self.loop.is_running():
+            try:
+                self.run(self.close_all(), 10.0)
+            except Exception:  # at exit, a server that will not close is left to the OS
+                pass
+
+
+def _outcome(result: Any) -> Outcome:
+    texts = [c.text for c in (result.content or []) if getattr(c, "type", "") == "text"]
+    if result.isError:
+        return Outcome("error", error="\n".join(texts) or "the tool answered an error")
+    if result.structuredContent is not None:
+        return Outcome("ok", result=result.structuredContent)
+    if len(texts) == 1:
+        try:
+            return Outcome("ok", result=json.loads(texts[0]))
+        except ValueError:
+            return Outcome("ok", result=texts[0])
+    return Outcome("ok", result=texts or None)
+
+
+_POOL = _Pool()
+atexit.register(_POOL.shutdown)
+
+
+def invoke_mcp(tool: Tool, arguments: Mapping[str, Any], *, timeout: float = 30.0,
+               base_dir: str | None = None) -> Outcome:
+    spec = tool.binding["mcp"]
+    server = str(spec.get("server") or "") if isinstance(spec, Mapping) else str(spec)
+    if not server:
+        return Outcome("refused", error=NO_SERVER)
+    name = str(spec.get("tool") or tool.name) if isinstance(spec, Mapping) else tool.name
+    cwd = str(Path(base_dir).resolve()) if base_dir else None
+    # The outer bound covers a server's start and the ping as well as the call.
+    try:
+        outcome: Outcome = _POOL.run(_POOL.call(server, cwd, name, arguments, timeout),
+                                     timeout + START_TIMEOUT + PING_TIMEOUT + 5.0)
+    except TimeoutError:
+        return Outcome("timeout", error=NO_ANSWER.format(timeout=timeout))
+    return outcome
+
+
+def close_sessions() -> None:
+    """Close every open session (their stdio servers exit); the next call reopens."""
+    _POOL.shutdown()

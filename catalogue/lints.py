@@ -1,0 +1,104 @@
+"""The catalogue's lints (SPEC §4.5), pure: what ``stalwart verify`` prints.
+
+``lint(tools)`` answers ``Finding``s, warnings first in catalogue order, then
+errors. ``format_finding`` gives exactly ``<level> <code> <tool>: <message>``.
+Any error makes ``verify`` exit 1; warnings alone exit 0.
+
+``tool_kind_undeclared`` is raised by the TypeScript importer (a ``.d.ts``
+function that says neither ``@read`` nor ``@write``), since a catalogue entry
+always has a kind once written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from catalogue.tools import Tool
+from catalogue.words import name_words
+
+Level = Literal["warning", "error"]
+
+# Words the selector reads as grammar: joiners, pronouns, articles and
+# prepositions, English and pt-BR. A tool named only of these could never be
+# told apart from the sentence around it ("and", "then", "it", "do", "no").
+GRAMMAR_WORDS: frozenset[str] = frozenset({
+    # English
+    "a", "an", "the", "and", "or", "then", "after", "before", "also", "it", "its", "it's",
+    "this", "that", "these", "those", "them", "they", "he", "she", "him", "her", "me", "my",
+    "you", "your", "we", "us", "our", "to", "of", "in", "on", "at", "for", "from", "by",
+    "with", "into", "as", "is", "be", "please", "too", "again", "same", "one",
+    # pt-BR
+    "e", "ou", "depois", "então", "entao", "também", "tambem", "o", "os", "as", "um", "uma",
+    "uns", "umas", "ele", "ela", "eles", "elas", "isso", "isto", "esse", "essa", "este",
+    "esta", "aquele", "aquela", "lhe", "me", "meu", "minha", "seu", "sua", "de", "do", "da",
+    "dos", "das", "no", "na", "nos", "nas", "em", "ao", "aos", "à", "às", "para", "pra",
+    "por", "pelo", "pela", "com", "por favor", "mesmo", "mesma",
+})
+
+WRITE_WITHOUT_COMPENSATION = "a write neither compensated nor marked irreversible"
+WRITE_NOT_RETRY_SAFE = "a write with no idempotency, so an ambiguous failure goes to a person"
+WRITE_WITHOUT_RESULT_SCHEMA = "a write with no result schema, so its outcome could not be reported"
+COMPENSATION_NOT_RETRY_SAFE = "'{undo}' undoes it and is not retry-safe"
+TOOLS_INDISTINGUISHABLE = "reads as '{words}', the same as '{other}'"
+NAME_IS_GRAMMAR = "its name '{words}' is made only of words the selector reads as grammar"
+COMPENSATION_UNKNOWN = "its undo '{undo}' names no tool"
+TOOL_KIND_UNDECLARED = "says neither @read nor @write in its doc comment, so it cannot be imported"
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: Level
+    code: str
+    tool: str
+    message: str
+
+
+def format_finding(finding: Finding) -> str:
+    return f"{finding.level} {finding.code} {finding.tool}: {finding.message}"
+
+
+def has_errors(findings: Sequence[Finding]) -> bool:
+    return any(f.level == "error" for f in findings)
+
+
+def _words(tool: Tool) -> str:
+    return tool.words or " ".join(name_words(tool.name))
+
+
+def lint(tools: Sequence[Tool]) -> list[Finding]:
+    by_name = {t.name: t for t in tools}
+    warnings: list[Finding] = []
+    errors: list[Finding] = []
+    first_reading: dict[str, str] = {}
+    for tool in tools:
+        words = _words(tool)
+        if words in first_reading:
+            errors.append(Finding("error", "tools_indistinguishable", tool.name,
+                                  TOOLS_INDISTINGUISHABLE.format(words=words, other=first_reading[words])))
+        else:
+            first_reading[words] = tool.name
+        if not words.split() or all(w in GRAMMAR_WORDS for w in words.split()):
+            errors.append(Finding("error", "name_is_grammar", tool.name, NAME_IS_GRAMMAR.format(words=words)))
+        undo_name = str((tool.compensation or {}).get("tool") or "")
+        undo = by_name.get(undo_name)
+        if tool.compensation is not None and undo is None:
+            errors.append(Finding("error", "compensation_unknown", tool.name,
+                                  COMPENSATION_UNKNOWN.format(undo=undo_name)))
+        if not tool.is_write:
+            continue
+        if tool.compensation is None and not tool.irreversible:
+            warnings.append(Finding("warning", "write_without_compensation", tool.name, WRITE_WITHOUT_COMPENSATION))
+        if not tool.retry_safe:
+            warnings.append(Finding("warning", "write_not_retry_safe", tool.name, WRITE_NOT_RETRY_SAFE))
+        if tool.result_schema is None:
+            warnings.append(Finding("warning", "write_without_result_schema", tool.name, WRITE_WITHOUT_RESULT_SCHEMA))
+        if undo is not None and not undo.retry_safe:
+            warnings.append(Finding("warning", "compensation_not_retry_safe", tool.name,
+                                    COMPENSATION_NOT_RETRY_SAFE.format(undo=undo.name)))
+    return warnings + errors
+
+
+def kind_undeclared(tool_name: str) -> Finding:
+    return Finding("error", "tool_kind_undeclared", tool_name, TOOL_KIND_UNDECLARED)
