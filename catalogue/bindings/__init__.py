@@ -68,4 +68,8 @@ def invoke(
         from catalogue.bindings.mcp import invoke_mcp  # type: ignore[import-not-found,unused-ignore]
 
         return invoke_mcp(tool, arguments, timeout=timeout, base_dir=base_dir)
+    if "langchain" in binding:
+        from catalogue.langchain import invoke_langchain
+
+        return invoke_langchain(tool, arguments)
     return Outcome("error", error=f"tool {tool.name!r} has no binding")
