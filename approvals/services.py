@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 APPROVERS = "approvers"
@@ -20,7 +20,18 @@ def staff_create(*, username: str, operator: bool = False) -> str:
     user.is_staff = True
     user.set_password(password)
     user.save()
-    user.groups.add(Group.objects.get_or_create(name=APPROVERS)[0])
+    user.groups.add(_group(APPROVERS, ["threads.view_interrupt", "threads.view_thread"]))
     if operator:
-        user.groups.add(Group.objects.get_or_create(name=OPERATORS)[0])
+        user.groups.add(_group(OPERATORS, [
+            "catalogue.view_withdrawal", "catalogue.add_withdrawal", "catalogue.change_withdrawal",
+            "catalogue.delete_withdrawal", "catalogue.view_agentsetting", "catalogue.change_agentsetting",
+        ]))
     return password
+
+
+def _group(name: str, permissions: list[str]) -> Group:
+    group, _ = Group.objects.get_or_create(name=name)
+    for dotted in permissions:
+        app, _, codename = dotted.partition(".")
+        group.permissions.add(Permission.objects.get(content_type__app_label=app, codename=codename))
+    return group

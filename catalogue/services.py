@@ -1,0 +1,26 @@
+"""Writes of catalogue state: withdrawing and restoring a tool (SPEC §4.6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from catalogue.models import Withdrawal
+
+
+@transaction.atomic
+def withdrawal_create(*, agent: str, tool: str, reason: str, by: Any = None) -> Withdrawal:
+    withdrawal, created = Withdrawal.objects.get_or_create(
+        agent=agent, tool=tool, defaults={"reason": reason, "withdrawn_by": by}
+    )
+    if not created:
+        withdrawal.reason, withdrawal.withdrawn_by = reason, by
+        withdrawal.save(update_fields=["reason", "withdrawn_by"])
+    return withdrawal
+
+
+@transaction.atomic
+def withdrawal_delete(*, agent: str, tool: str) -> bool:
+    deleted, _ = Withdrawal.objects.filter(agent=agent, tool=tool).delete()
+    return bool(deleted)
