@@ -125,11 +125,18 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
         _db["NAME"] = str(DATA_DIR / _db["NAME"])
     # IMMEDIATE transactions take the write lock at BEGIN, so two workers'
     # claims queue instead of failing with "database is locked" mid-way.
-    _db.setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 30})
+    # WAL lets readers go on while a writer commits; synchronous=NORMAL is
+    # durable in WAL mode against a crash of the process (not of the OS).
+    _db.setdefault("OPTIONS", {}).update({
+        "transaction_mode": "IMMEDIATE", "timeout": 30,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    })
     _db.setdefault("TEST", {})["NAME"] = str(DATA_DIR / "test-runs.db")
-else:
-    _db.setdefault("CONN_MAX_AGE", 60)
-    _db["CONN_HEALTH_CHECKS"] = True
+elif _db["ENGINE"] == "django.db.backends.postgresql":
+    # Under ASGI each request runs in its own thread, so persistent
+    # (per-thread) connections would never be reused: a pool instead.
+    _db["CONN_MAX_AGE"] = 0
+    _db.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": env.int("STALWART_DB_POOL", default=10)}
 
 # --- Channels ----------------------------------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")

@@ -128,7 +128,7 @@ def turn_submit(
     advance = Advance(run=run)
     if not plan.read:
         return _unread(advance, agent)
-    return run_advance(run.id, advance=advance)
+    return run_advance(run.id, advance=advance, withdrawn=withdrawn)
 
 
 @transaction.atomic
@@ -206,13 +206,14 @@ def _unread(advance: Advance, agent: AgentSpec) -> Advance:
 # --- advancing --------------------------------------------------------------------
 
 
-def run_advance(run_id: str, *, advance: Advance | None = None) -> Advance:
+def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: frozenset[str] | None = None) -> Advance:
     """Take the run's steps in order until one waits or all are done."""
     run = Run.objects.get(pk=run_id)
     advance = advance or Advance(run=run)
     advance.run = run
     agent = registry.get_agent(run.agent)
-    withdrawn = registry.withdrawn_tools(agent)
+    if withdrawn is None:
+        withdrawn = registry.withdrawn_tools(agent)
     while True:
         run.refresh_from_db()
         if run.status in (Run.Status.CANCELLED, Run.Status.SUPERSEDED):
