@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "catalogue",
     "threads",
     "approvals",
+    "stalwart_site",
 ]
 MIDDLEWARE = [
     "stalwart_site.middleware.BodyLimitMiddleware",

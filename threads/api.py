@@ -35,7 +35,8 @@ class StrictCharField(serializers.CharField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
-        return str(super().to_internal_value(data))
+        # A NUL in a turn is noise, not a reason to refuse it: read as a space.
+        return str(super().to_internal_value(data.replace("\x00", " ")))
 
 
 class SessionApi(APIView):

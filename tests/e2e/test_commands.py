@@ -92,3 +92,20 @@ def test_check_deploy_is_clean_with_production_settings(data_dir, public_url):
                             cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_the_commands_are_manage_py_commands_too(data_dir):
+    env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE")}
+    env.update({"STALWART_DATA_DIR": str(data_dir)})
+
+    def manage(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=120)
+
+    planned = manage("plan", str(SHOP), "show order 4411")
+    assert json.loads(planned.stdout)["calls"][0]["tool"] == "get_order"
+    verified = manage("verify", str(SHOP))
+    assert verified.returncode == 0 and "warning write_without_compensation archive_order" in verified.stdout
+    manage("migrate", "--verbosity", "0")
+    created = manage("createstaff", "bo")
+    assert created.returncode == 0 and "One-time password" in created.stdout

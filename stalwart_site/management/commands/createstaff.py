@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from approvals.services import staff_create
+
+
+class Command(BaseCommand):
+    help = "Create a staff account (an approver, or with --operator an operator); prints a one-time password."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name")
+        parser.add_argument("--operator", action="store_true")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        password = staff_create(username=options["name"], operator=options["operator"])
+        role = "operator" if options["operator"] else "approver"
+        self.stdout.write(f"Created {role} '{options['name']}'. One-time password: {password}")
