@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from catalogue.model import ModelConfig
 from catalogue.plan import Vocabulary
 from catalogue.tools import DECLARATIONS, Tool
 
@@ -52,14 +53,6 @@ class AgentFileError(Exception):
 
 
 @dataclass(frozen=True)
-class ModelSettings:
-    base_url: str
-    model: str
-    key_env: str = "OPENAI_API_KEY"
-    timeout: float = 30.0
-
-
-@dataclass(frozen=True)
 class AgentSpec:
     name: str
     purpose: str = ""
@@ -69,7 +62,7 @@ class AgentSpec:
     tools: tuple[Tool, ...] = ()
     withdrawn: frozenset[str] = frozenset()
     vocabulary: Vocabulary | None = None
-    model: ModelSettings | None = None
+    model: ModelConfig | None = None
     steps: str | None = None
     greeting: str = ""
     secrets: Mapping[str, frozenset[str]] = field(default_factory=dict)  # tool -> secret args
@@ -330,16 +323,14 @@ def _vocabulary(path: Path, place: str, ref: str) -> Vocabulary:
         raise AgentFileError(path, place, f"cannot read {vpath} ({exc.strerror or exc})") from exc
 
 
-def _model(path: Path, place: str, raw: Any) -> ModelSettings:
+def _model(path: Path, place: str, raw: Any) -> ModelConfig:
     if not isinstance(raw, Mapping):
         raise AgentFileError(path, place, "must be {base_url, model, key_env}")
     _unknown(path, place, raw, MODEL_KEYS)
     for key in ("base_url", "model"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise AgentFileError(path, f"{place}.{key}", "is required")
-    return ModelSettings(
-        base_url=str(raw["base_url"]),
-        model=str(raw["model"]),
-        key_env=str(raw.get("key_env") or "OPENAI_API_KEY"),
-        timeout=float(raw.get("timeout") or 30.0),
-    )
+    try:
+        return ModelConfig.from_json(raw)
+    except (TypeError, ValueError) as exc:
+        raise AgentFileError(path, f"{place}.timeout", "must be a number of seconds") from exc

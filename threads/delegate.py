@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from catalogue import registry
-from catalogue.model import ModelConfig, delegate
+from catalogue.model import delegate
 from threads.models import Interrupt, Message, Run
 from threads.services import Advance, _run_finish, reply_write, run_advance, steps_create
 
@@ -25,10 +25,7 @@ def delegate_run(run: Run, advance: Advance) -> Advance:
     agent = registry.get_agent(run.agent)
     withdrawn = registry.withdrawn_tools(agent)
     tools = [t for t in agent.tools if t.name not in withdrawn]
-    config = None
-    if agent.model is not None:
-        m = agent.model
-        config = ModelConfig(base_url=m.base_url, model=m.model, key_env=m.key_env, timeout=m.timeout)
+    config = agent.model
     history, turn = _history(run), run.text
     asked = _asked(run)
     if asked:  # the turn, each question and answer in order; the last answer is said last
