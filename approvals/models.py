@@ -10,3 +10,6 @@ class PairingCode(models.Model):
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"pairing code (expires {self.expires_at:%Y-%m-%d %H:%M})"

@@ -30,9 +30,9 @@ GRAMMAR_WORDS: frozenset[str] = frozenset({
     "you", "your", "we", "us", "our", "to", "of", "in", "on", "at", "for", "from", "by",
     "with", "into", "as", "is", "be", "please", "too", "again", "same", "one",
     # pt-BR
-    "e", "ou", "depois", "então", "entao", "também", "tambem", "o", "os", "as", "um", "uma",
+    "e", "ou", "depois", "então", "entao", "também", "tambem", "o", "os", "um", "uma",
     "uns", "umas", "ele", "ela", "eles", "elas", "isso", "isto", "esse", "essa", "este",
-    "esta", "aquele", "aquela", "lhe", "me", "meu", "minha", "seu", "sua", "de", "do", "da",
+    "esta", "aquele", "aquela", "lhe", "meu", "minha", "seu", "sua", "de", "do", "da",
     "dos", "das", "no", "na", "nos", "nas", "em", "ao", "aos", "à", "às", "para", "pra",
     "por", "pelo", "pela", "com", "por favor", "mesmo", "mesma",
 })

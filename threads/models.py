@@ -53,6 +53,9 @@ class Message(models.Model):
     class Meta:
         ordering = ["created_at"]
 
+    def __str__(self) -> str:
+        return f"{self.role}: {self.text[:60]}"
+
 
 class Run(models.Model):
     class Status(models.TextChoices):
@@ -186,6 +189,9 @@ class Receipt(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    def __str__(self) -> str:
+        return f"{self.operation_id} ({self.verdict})"
+
 
 class Event(models.Model):
     thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="events")
@@ -197,3 +203,6 @@ class Event(models.Model):
     class Meta:
         ordering = ["thread", "seq"]
         constraints = [models.UniqueConstraint(fields=["thread", "seq"], name="event_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.thread_id}#{self.seq} {self.type}"

@@ -52,7 +52,7 @@ def extract(folder: str | Path) -> dict[str, Any]:
     except subprocess.TimeoutExpired:
         raise SourceError(str(folder), EXTRACT_FAILED.format(reason="it did not finish in time")) from None
     if done.returncode != 0:
-        reason = (done.stderr.strip().splitlines() or ["exit code %d" % done.returncode])[-1]
+        reason = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
         raise SourceError(str(folder), EXTRACT_FAILED.format(reason=reason))
     report: dict[str, Any] = json.loads(done.stdout)
     return report

@@ -24,9 +24,9 @@ Context fills what is still open (origin ``context``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-import re
 from typing import Any
 
 from catalogue.plan import Argument, Call

@@ -154,7 +154,7 @@ class ShopHandler(BaseHTTPRequestHandler):
             return
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         headers = {k.lower(): v for k, v in self.headers.items()}
-        for verb, pattern, call in ROUTES:
+        for verb, pattern, call in ROUTES:  # noqa: B007 - the matched route is used after the loop
             match = pattern.match(url.path)
             if verb == method and match:
                 break

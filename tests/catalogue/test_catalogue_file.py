@@ -5,8 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from catalogue.catalogue_file import (BOTH_KINDS, CatalogueError, dump_catalogue, load_catalogue, overlay,
-                                      validate_catalogue)
+from catalogue.catalogue_file import (
+    BOTH_KINDS,
+    CatalogueError,
+    dump_catalogue,
+    load_catalogue,
+    overlay,
+    validate_catalogue,
+)
 from catalogue.importers.openapi import import_openapi
 from tests.catalogue.conftest import SHOP
 from tests.catalogue.helpers import make_tool

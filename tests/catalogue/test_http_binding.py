@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from catalogue.bindings import invoke
 from catalogue.bindings import http as binding
+from catalogue.bindings import invoke
 from catalogue.importers.openapi import import_openapi
 from catalogue.tools import Tool
 from examples.shop import tools as shop

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from catalogue.commands import verify_main
-from catalogue.lints import (COMPENSATION_NOT_RETRY_SAFE, GRAMMAR_WORDS, Finding, format_finding, lint)
+from catalogue.lints import COMPENSATION_NOT_RETRY_SAFE, GRAMMAR_WORDS, Finding, format_finding, lint
 from tests.catalogue.conftest import SHOP
 from tests.catalogue.helpers import AgentFileError, load_agent_file, make_tool
 

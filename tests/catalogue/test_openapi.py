@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from catalogue.commands import import_main
-from catalogue.importers import SourceError
-from catalogue.importers import openapi
+from catalogue.importers import SourceError, openapi
 from tests.catalogue.conftest import SHOP
 from tests.catalogue.helpers import make_document, make_operation
 

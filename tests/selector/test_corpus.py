@@ -9,7 +9,6 @@ arguments with their origins, and asks).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest

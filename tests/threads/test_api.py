@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 
 from examples.shop import tools as shop
-from threads.api import DETAIL_TURN_TOO_LONG
 from stalwart_site.errors import DETAIL_BAD_JSON
+from threads.api import DETAIL_TURN_TOO_LONG
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
