@@ -144,3 +144,10 @@ def test_the_chat_page_sends_a_strict_content_security_policy(browser):
     assert response.status_code == 200
     assert b"<stalwart-chat" in response.content
     assert "default-src 'self'" in response["Content-Security-Policy"]
+
+
+def test_listing_what_waits_takes_a_fixed_number_of_queries(browser, django_assert_max_num_queries):
+    browser.post("/threads/u-30/messages", {"text": "charge 40 to order 4411"})
+    with django_assert_max_num_queries(4):
+        response = browser.get("/threads/u-30/interrupts")
+    assert len(response.json()["interrupts"]) == 1

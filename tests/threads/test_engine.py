@@ -275,3 +275,13 @@ def test_show_then_charge_its_total_uses_the_first_result(desk):
     reply = desk.confirm("t-result", "approve")
     assert "ch-5001" in reply.text
     assert shop.charges("5001")[0]["amount"] == "99.90"
+
+
+def test_the_admins_language_setting_is_what_the_selector_reads(desk):
+    from catalogue.models import AgentSetting
+
+    AgentSetting.objects.create(agent="Shop", language="pt-BR")
+    assert "visa-0019" in desk.say("t-lang", "mostre o pedido 4411").text
+    assert [p["kind"] for p in desk.say("t-lang", "show order 4411").waiting] == ["delegate"]
+    # The request's own language still comes first.
+    assert "visa-0019" in desk.say("t-lang", "show order 4411", language="en").text
