@@ -8,7 +8,9 @@ Variables (all listed in ``.env.example``):
 
 from __future__ import annotations
 
+import os
 import secrets
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -35,10 +37,19 @@ def _secret_key() -> str:
     if from_env:
         return from_env
     path = DATA_DIR / "secret_key"
-    if not path.exists():
-        path.touch(mode=0o600)
-        path.write_text(secrets.token_urlsafe(50), encoding="utf-8")
-    return path.read_text(encoding="utf-8").strip()
+    try:  # O_EXCL: of two first starts at once, one writes the key and both read it
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(secrets.token_urlsafe(50))
+    for _ in range(50):
+        key = path.read_text(encoding="utf-8").strip()
+        if key:
+            return key
+        time.sleep(0.02)
+    raise RuntimeError(f"{path} is empty: delete it, or set SECRET_KEY")
 
 
 SECRET_KEY = _secret_key()

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -97,11 +97,15 @@ def _publish(thread_id: str, event: Event) -> None:
 # --- threads ----------------------------------------------------------------------
 
 
-@transaction.atomic
 def thread_open(*, thread_id: str, session_hash: str, agent: str) -> Thread:
-    thread = Thread.objects.select_for_update().filter(pk=thread_id).first()
-    if thread is None:
-        return Thread.objects.create(id=thread_id, session_hash=session_hash, agent=agent)
+    """The thread, opened by this session now or before; another session's is a 404."""
+    try:
+        with transaction.atomic():
+            thread, _ = Thread.objects.get_or_create(
+                id=thread_id, defaults={"session_hash": session_hash, "agent": agent}
+            )
+    except IntegrityError:  # two sessions opened the same new id at once: the other won
+        thread = Thread.objects.get(pk=thread_id)
     if not secrets.compare_digest(thread.session_hash, session_hash):
         raise NotFound()
     return thread

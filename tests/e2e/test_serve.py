@@ -142,3 +142,19 @@ def test_the_chat_page_and_its_module_are_served(server):
     module = browser.request("GET", "/static/stalwart/stalwart-chat.js")
     assert module.status_code == 200 and "customElements.define" in module.text
     browser.close()
+
+
+def test_a_chunked_body_is_not_read_and_gets_a_clear_error(server):
+    browser = Browser(server.url)
+
+    def chunks():  # no Content-Length: Django reads no body at all, so nothing passes the limit
+        yield b'{"text": "'
+        for _ in range(64):
+            yield b"x" * 8192
+        yield b'"}'
+
+    response = browser.request("POST", f"/threads/{tid('w-4')}/messages", content=chunks(),
+                               headers={"Content-Type": "application/json"})
+    assert response.status_code == 400 and response.json()["error"] == "bad_request"
+    assert browser.say(tid("w-4"), "show order 4411").status_code == 200
+    browser.close()
