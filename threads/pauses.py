@@ -102,10 +102,13 @@ def present(pause: Interrupt) -> dict[str, Any]:
     return out
 
 
-def expire_questions(thread_id: str) -> None:
-    """Close questions past their timeout as ``timed_out`` (SPEC §7.5)."""
+def expire_questions(thread_id: str, open_: list[Interrupt] | None = None) -> bool:
+    """Close questions past their timeout as ``timed_out`` (SPEC §7.5).
+    True when any closed."""
     now = timezone.now()
-    due = Interrupt.objects.filter(thread_id=thread_id, status=Interrupt.Status.OPEN, expires_at__lt=now)
+    if open_ is None:
+        open_ = list(Interrupt.objects.filter(thread_id=thread_id, status=Interrupt.Status.OPEN))
+    due = [p for p in open_ if p.expires_at is not None and p.expires_at < now]
     for pause in due:
         with transaction.atomic():
             if not Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(
@@ -117,12 +120,18 @@ def expire_questions(thread_id: str) -> None:
             event_append(thread_id, "answered", {"interrupt": pause.id, "status": "timed_out"})
         run = Run.objects.get(pk=pause.run_id)
         reply_write(Advance(run=run, lines=[text(run.language, "timed_out")]))
+    return bool(due)
 
 
 def open_pauses(thread_id: str) -> list[dict[str, Any]]:
-    expire_questions(thread_id)
-    pauses = Interrupt.objects.filter(thread_id=thread_id, status=Interrupt.Status.OPEN).select_related("step")
-    return [present(p) for p in pauses.order_by("created_at", "id")]
+    def query() -> list[Interrupt]:
+        return list(Interrupt.objects.filter(thread_id=thread_id, status=Interrupt.Status.OPEN)
+                    .select_related("step").order_by("created_at", "id"))
+
+    pauses = query()
+    if expire_questions(thread_id, pauses):
+        pauses = query()
+    return [present(p) for p in pauses]
 
 
 def stale_body(pause: Interrupt | None, thread_id: str) -> dict[str, Any]:

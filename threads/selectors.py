@@ -55,10 +55,10 @@ def step_view(step: Step) -> dict[str, Any]:
     return out
 
 
-def refusals_of(run: Run) -> list[dict[str, Any]]:
+def refusals_of(steps: list[Step]) -> list[dict[str, Any]]:
     return [
         {"tool": s.tool, "rule": s.rule, "sentence": s.sentence, "step": s.index}
-        for s in run.steps.filter(status=Step.Status.REFUSED).order_by("index")
+        for s in steps if s.status == Step.Status.REFUSED
     ]
 
 
@@ -67,14 +67,15 @@ def answer_view(advance: Advance, *, not_notified: list[dict[str, Any]] | None =
     run = advance.run
     run.refresh_from_db()
     reply = advance.reply
+    steps = list(run.steps.order_by("index"))
     return {
         "thread": run.thread_id,
         "run": run.id,
         "status": run.status,
         "reply": {"id": reply.id, "text": reply.text} if reply else None,
         "waiting": open_pauses(run.thread_id),
-        "refusals": refusals_of(run),
+        "refusals": refusals_of(steps),
         "rollback": run.rollback,
-        "steps": [step_view(s) for s in run.steps.order_by("index")],
+        "steps": [step_view(s) for s in steps],
         "not_notified": not_notified or [],
     }

@@ -218,8 +218,11 @@ def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: froze
     agent = registry.get_agent(run.agent)
     if withdrawn is None:
         withdrawn = registry.withdrawn_tools(agent)
+    first = True
     while True:
-        run.refresh_from_db()
+        if not first:
+            run.refresh_from_db()
+        first = False
         if run.status in (Run.Status.CANCELLED, Run.Status.SUPERSEDED):
             break
         step = run.steps.exclude(status__in=FINISHED).order_by("index").first()
@@ -264,10 +267,11 @@ def _decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str], a
     if missing_from is not None:
         _refuse(run, step, "dependency", text(lang, "dependency", tool=step.tool, step=missing_from), advance)
         return True
-    untrusted = set(
-        run.steps.filter(status=Step.Status.SUCCEEDED, tool__in=[t.name for t in agent.tools if t.reads_outside])
-        .values_list("index", flat=True)
-    )
+    untrusted: set[int] = set()
+    if run.tainted_by:  # results of reads_outside tools exist only once the run is tainted
+        untrusted = set(
+            run.steps.filter(status=Step.Status.SUCCEEDED, tool__in=run.tainted_by).values_list("index", flat=True)
+        )
     verdict = check_call(
         name=step.tool, tool=tool, arguments=arguments, withdrawn=withdrawn,
         tainted_by=run.tainted_by, untrusted_steps=untrusted,
@@ -278,7 +282,6 @@ def _decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str], a
     step.arguments = [a.to_json() for a in arguments]
     step.reasons = list(verdict.reasons)
     step.irreversible = verdict.irreversible
-    step.save(update_fields=["arguments", "reasons", "irreversible", "updated_at"])
     if verdict.action == "confirm":
         assert tool is not None
         with transaction.atomic():
@@ -504,7 +507,7 @@ def _jsonable(value: Any) -> Any:
 
 def _step_set(step: Step, status: str, *, rule: str = "", sentence: str = "") -> None:
     step.status = status
-    fields = ["status", "updated_at"]
+    fields = ["status", "arguments", "reasons", "irreversible", "updated_at"]
     if rule:
         step.rule, step.sentence = rule, sentence
         fields += ["rule", "sentence"]
