@@ -109,3 +109,20 @@ def test_the_commands_are_manage_py_commands_too(data_dir):
     manage("migrate", "--verbosity", "0")
     created = manage("createstaff", "bo")
     assert created.returncode == 0 and "One-time password" in created.stdout
+
+
+def test_the_desk_works_in_a_plain_script(data_dir):
+    script = (
+        "from stalwart_site.desk import Desk\n"
+        "desk = Desk('examples/shop/agent.yaml')\n"
+        "reply = desk.say('u-17', 'charge 40 to order 4411')\n"
+        "print(reply.waiting[0]['tool'])\n"
+        "print(desk.confirm('u-17', 'approve').text)\n"
+    )
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE", "DATABASE_URL")}
+    env["STALWART_DATA_DIR"] = str(data_dir)
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "charge_card" and "ch-4411" in result.stdout
