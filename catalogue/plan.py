@@ -20,7 +20,7 @@ turn fits equally well (the call's ``tool`` is then empty until answered).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,11 +139,3 @@ class Vocabulary:
 
     def for_language(self, language: str) -> Mapping[str, str]:
         return self.words.get(language, {})
-
-
-def plan_json(plan: Plan) -> dict[str, Any]:
-    return plan.to_json()
-
-
-def argument_values(arguments: Sequence[Argument]) -> dict[str, Any]:
-    return {a.name: a.value for a in arguments}

@@ -11,7 +11,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from stalwart_site.errors import NotFound
-from threads.models import Run, Step, Thread
+from threads.models import Step, Thread
 from threads.pauses import open_pauses
 from threads.services import Advance
 

@@ -21,7 +21,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -128,8 +127,11 @@ def turn_submit(
     lang = registry.choose_language(agent, language)
     withdrawn = registry.withdrawn_tools(agent)
     plan: Plan = registry.selector_for(agent).plan(text_, language=lang, context=context or {}, exclude=withdrawn)
-    run = _run_create(thread=thread, agent=agent, text_=text_, language=lang, plan=plan, context=context or {})
+    run, superseded = _run_create(thread=thread, agent=agent, text_=text_, language=lang, plan=plan,
+                                  context=context or {})
     advance = Advance(run=run)
+    if superseded:
+        advance.lines.append(text(lang, "superseded"))
     if not plan.read:
         return _unread(advance, agent)
     return run_advance(run.id, advance=advance, withdrawn=withdrawn)
@@ -138,7 +140,7 @@ def turn_submit(
 @transaction.atomic
 def _run_create(
     *, thread: Thread, agent: AgentSpec, text_: str, language: str, plan: Plan, context: dict[str, Any]
-) -> Run:
+) -> tuple[Run, list[str]]:
     superseded = _supersede_open(thread)
     run = Run.objects.create(
         id=new_id("r"), thread=thread, agent=agent.name, language=language, text=text_,
@@ -150,7 +152,7 @@ def _run_create(
     event_append(thread.id, "turn", {"run": run.id, "message": message.id, "text": text_, "language": language,
                                      "superseded": superseded})
     steps_create(run, list(plan.calls), agent.tool_map)
-    return run
+    return run, superseded
 
 
 def steps_create(run: Run, calls: list[Call], tools: dict[str, Tool]) -> None:
@@ -175,18 +177,20 @@ def _supersede_open(thread: Thread) -> list[str]:
     """A new turn closes what waits (SPEC §7.2): answering it later is stale."""
     open_ = list(Interrupt.objects.select_for_update().filter(thread=thread, status=Interrupt.Status.OPEN))
     now = timezone.now()
+    closed = []
     for pause in open_:
         claimed = Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(
             status=Interrupt.Status.SUPERSEDED, answered_at=now
         )
         if not claimed:
             continue
+        closed.append(pause.id)
         Step.objects.filter(run_id=pause.run_id, status__in=[Step.Status.WAITING, Step.Status.PLANNED]).update(
             status=Step.Status.SUPERSEDED
         )
         Run.objects.filter(pk=pause.run_id, status=Run.Status.WAITING).update(status=Run.Status.SUPERSEDED)
         event_append(thread.id, "answered", {"interrupt": pause.id, "status": "superseded"})
-    return [p.id for p in open_]
+    return closed
 
 
 def _unread(advance: Advance, agent: AgentSpec) -> Advance:
@@ -554,7 +558,3 @@ def reply_write(advance: Advance) -> Advance:
     event_append(run.thread_id, "reply", {"run": run.id, "message": message.id, "text": message.text})
     advance.reply = message
     return advance
-
-
-def max_turn() -> int:
-    return int(settings.STALWART_MAX_TURN)

@@ -26,7 +26,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "nothing": "Done.",
         "timed_out": "The question timed out, so I stopped there.",
         "confirm_question": "Run {tool}?",
-        "ask_tool": "Which did you mean?",
     },
     "pt-BR": {
         "unread": "Desculpe, não consegui ler isso. Diga o que fazer e com o quê, como \"mostre o pedido 4411\".",
@@ -46,7 +45,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "nothing": "Feito.",
         "timed_out": "A pergunta expirou, então parei aí.",
         "confirm_question": "Executar {tool}?",
-        "ask_tool": "Qual você quis dizer?",
     },
 }
 

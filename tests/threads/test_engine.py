@@ -86,7 +86,8 @@ def test_a_decision_the_kind_does_not_take_is_422_and_changes_nothing(desk):
 
 def test_a_new_turn_supersedes_what_waits(desk):
     pause = desk.say("t-super", "charge 40 to order 4411").waiting[0]
-    desk.say("t-super", "show order 5001")
+    reply = desk.say("t-super", "show order 5001")
+    assert reply.text.startswith(TEXTS["en"]["superseded"]) and "mc-4420" in reply.text
     assert Interrupt.objects.get(pk=pause["id"]).status == "superseded"
     with pytest.raises(Stale):
         desk.resume("t-super", pause["id"], "approve", pause["token"])
