@@ -234,10 +234,10 @@ def _catalogue(path: Path, place: str, ref: Any) -> list[Tool]:
     except json.JSONDecodeError as exc:
         raise AgentFileError(path, place, f"{cpath} is not JSON: line {exc.lineno}: {exc.msg}") from exc
     try:
-        from catalogue.catalogue_file import validate_catalogue  # type: ignore[import-not-found,unused-ignore]
+        from catalogue.catalogue_file import validate_catalogue
     except ImportError:  # the schema check ships with the catalogue importers
-        validate_catalogue = None
-    if validate_catalogue is not None:
+        pass
+    else:
         try:
             validate_catalogue(data)
         except Exception as exc:
@@ -312,11 +312,11 @@ def _tool(path: Path, place: str, name: str, raw: Any, base: Tool | None) -> tup
 def _vocabulary(path: Path, place: str, ref: str) -> Vocabulary:
     vpath = (path.parent / ref).resolve()
     try:
-        from catalogue.vocabulary import VocabularyError, load_vocabulary  # type: ignore[import-not-found,unused-ignore]
+        from catalogue.vocabulary import VocabularyError, load_vocabulary
     except ImportError:  # pragma: no cover - the selector package ships it
         return Vocabulary()
     try:
-        return load_vocabulary(vpath)  # type: ignore[no-any-return,unused-ignore]
+        return load_vocabulary(vpath)
     except VocabularyError as exc:
         raise AgentFileError(path, place, f"{vpath}: {exc}") from exc
     except OSError as exc:

@@ -17,7 +17,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from catalogue.catalogue_file import CatalogueError, dump_catalogue
 from catalogue.importers import SourceError
@@ -34,7 +34,7 @@ WROTE = "wrote {count} tools to {path}"
 class _Parser(argparse.ArgumentParser):
     """argparse that returns its exit code instead of ending the process."""
 
-    def exit(self, status: int = 0, message: str | None = None) -> Any:  # type: ignore[override]
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         if message:
             sys.stderr.write(message)
         raise _Exit(status)
@@ -115,7 +115,7 @@ Loader = Callable[[str], Any]
 
 
 def _default_loader() -> tuple[Loader, tuple[type[BaseException], ...]]:
-    from catalogue import agentfile  # type: ignore[attr-defined,unused-ignore]
+    from catalogue import agentfile
 
     return agentfile.load_agent_file, (agentfile.AgentFileError,)
 
@@ -135,7 +135,7 @@ def verify_main(argv: Sequence[str], *, loader: Loader | None = None,
             loader, loader_errors = _default_loader()
         except ImportError:
             return _fail(NO_LOADER, err)
-    errors = (CatalogueError, SourceError, *loader_errors)
+    errors: tuple[type[BaseException], ...] = (CatalogueError, SourceError, *loader_errors)
     try:
         agent_file = loader(args.agent_file)
     except errors as exc:

@@ -39,10 +39,10 @@ def _input_schema(tool: Any) -> dict[str, Any]:
     except Exception:  # a tool whose schema is not pydantic: its args are still known
         args = getattr(tool, "args", {}) or {}
         schema = {"type": "object", "properties": dict(args)}
-    schema = {k: v for k, v in dict(schema).items() if k not in ("title", "description")}
-    schema.setdefault("type", "object")
-    schema.setdefault("properties", {})
-    return schema
+    out: dict[str, Any] = {k: v for k, v in dict(schema).items() if k not in ("title", "description")}
+    out.setdefault("type", "object")
+    out.setdefault("properties", {})
+    return out
 
 
 def _python_target(tool: Any) -> str | None:

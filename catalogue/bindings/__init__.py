@@ -61,11 +61,11 @@ def invoke(
 
         return invoke_python(tool, arguments, base_dir=base_dir)
     if "http" in binding:
-        from catalogue.bindings.http import invoke_http  # type: ignore[import-not-found,unused-ignore]
+        from catalogue.bindings.http import invoke_http
 
         return invoke_http(tool, arguments, idempotency_key=idempotency_key, timeout=timeout)
     if "mcp" in binding:
-        from catalogue.bindings.mcp import invoke_mcp  # type: ignore[import-not-found,unused-ignore]
+        from catalogue.bindings.mcp import invoke_mcp
 
         return invoke_mcp(tool, arguments, timeout=timeout, base_dir=base_dir)
     if "langchain" in binding:

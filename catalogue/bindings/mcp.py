@@ -28,8 +28,8 @@ import atexit
 import json
 import os
 import threading
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,8 @@ PING_TIMEOUT = 5.0
 @asynccontextmanager
 async def http_transport(url: str) -> AsyncIterator[tuple[Any, ...]]:
     """The SDK's streamable-HTTP client, by whichever name this 1.x release uses."""
+    # Declared once so both names fit it: their signatures differ after ``url``.
+    client: Callable[[str], AbstractAsyncContextManager[tuple[Any, ...]]]
     try:
         from mcp.client.streamable_http import streamable_http_client as client
     except ImportError:  # releases before 1.2x name it streamablehttp_client

@@ -58,7 +58,9 @@ def declarations_from(block: Any, *, place: str) -> dict[str, Any]:
         if not isinstance(value, types):
             expected = _EXPECTED[types[0]]
             raise SourceError(f"{place}.{name}", BAD_DECLARATION.format(name=name, expected=expected))
-        if name == "compensation" and "tool" not in value:
+        # ``isinstance`` only restates the check above (a compensation is a
+        # dict by now) so the type checker knows ``in`` applies.
+        if name == "compensation" and isinstance(value, dict) and "tool" not in value:
             raise SourceError(f"{place}.{name}", "a compensation names its undo under 'tool'")
         out[name] = value
     return out

@@ -38,7 +38,7 @@ from urllib.parse import unquote
 import yaml
 
 from catalogue.importers import SourceError, declarations_from
-from catalogue.tools import Tool
+from catalogue.tools import Kind, Tool
 from catalogue.words import name_words
 
 NOT_OPENAPI = "not an OpenAPI 3.0 or 3.1 document: it has no 'openapi' field"
@@ -91,7 +91,7 @@ def parse_text(text: str, *, place: str) -> dict[str, Any]:
             raise SourceError(place, YAML_SYNTAX.format(problem=exc)) from exc
     if not isinstance(data, dict):
         raise SourceError(place, NOT_AN_OBJECT)
-    return _string_keys(data)  # type: ignore[no-any-return]
+    return {str(k): _string_keys(v) for k, v in data.items()}
 
 
 def _string_keys(node: Any) -> Any:
@@ -293,11 +293,11 @@ def _operation_tool(resolver: _Resolver, route: str, method: str, item: Mapping[
             required.append(pname)
     body = op.get("requestBody")
     if isinstance(body, Mapping):
-        schema = _json_schema(body.get("content"))
-        if schema is not None:
-            body_props = schema.get("properties") if schema.get("type", "object") == "object" else None
+        body_schema = _json_schema(body.get("content"))
+        if body_schema is not None:
+            body_props = body_schema.get("properties") if body_schema.get("type", "object") == "object" else None
             if isinstance(body_props, Mapping) and body_props:
-                body_required = set(schema.get("required") or ()) if body.get("required") else set()
+                body_required = set(body_schema.get("required") or ()) if body.get("required") else set()
                 for field_name, fschema in body_props.items():
                     arg = field_name if field_name not in props else f"body_{field_name}"
                     props[arg] = fschema
@@ -305,7 +305,7 @@ def _operation_tool(resolver: _Resolver, route: str, method: str, item: Mapping[
                     if field_name in body_required:
                         required.append(arg)
             else:
-                props["body"] = schema
+                props["body"] = body_schema
                 arguments["body"] = {"in": "body"}
                 if body.get("required"):
                     required.append("body")
@@ -313,6 +313,7 @@ def _operation_tool(resolver: _Resolver, route: str, method: str, item: Mapping[
     if required:
         input_schema["required"] = required
     read_flag = op.get("x-stalwart-read")
+    kind: Kind
     if method in READ_METHODS:
         kind = "write" if read_flag is False else "read"
     else:
