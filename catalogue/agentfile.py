@@ -77,6 +77,16 @@ class AgentSpec:
     def tool_map(self) -> dict[str, Tool]:
         return {t.name: t for t in self.tools}
 
+    @property
+    def default_language(self) -> str:
+        """The selector's language short of a request or the admin's setting:
+        the file's ``language``, the vocabulary's ``settings.language``, English."""
+        if self.language_from_file:
+            return self.language
+        if self.vocabulary is not None and self.vocabulary.language in LANGUAGES:
+            return str(self.vocabulary.language)
+        return "en"
+
 
 @dataclass(frozen=True)
 class AgentFile:

@@ -60,11 +60,7 @@ def choose_language(agent: AgentSpec, requested: str | None = None) -> str:
     stored = AgentSetting.objects.filter(agent=agent.name).values_list("language", flat=True).first()
     if stored in LANGUAGES:
         return str(stored)
-    if agent.language_from_file:
-        return agent.language
-    if agent.vocabulary is not None and agent.vocabulary.language in LANGUAGES:
-        return str(agent.vocabulary.language)
-    return "en"
+    return agent.default_language
 
 
 _selectors: dict[int, Any] = {}

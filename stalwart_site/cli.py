@@ -76,20 +76,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     agent = af.agent(args.agent)
     from catalogue.selector import Selector
 
-    language = args.language or default_language(agent)
+    language = args.language or agent.default_language
     plan = Selector(agent.tools, agent.vocabulary).plan(args.text, language=language, exclude=agent.withdrawn)
     print(json.dumps(plan.to_json(), indent=2, ensure_ascii=False))
     return 0
-
-
-def default_language(agent: object) -> str:
-    """The language without the admin's setting: the file's, the vocabulary's, English."""
-    if getattr(agent, "language_from_file", False):
-        return str(agent.language)  # type: ignore[attr-defined]
-    vocabulary = getattr(agent, "vocabulary", None)
-    if vocabulary is not None and vocabulary.language:
-        return str(vocabulary.language)
-    return "en"
 
 
 def cmd_createstaff(args: argparse.Namespace) -> int:
@@ -105,13 +95,13 @@ def cmd_createstaff(args: argparse.Namespace) -> int:
 
 
 def cmd_catalogue(argv: Sequence[str]) -> int:
-    from catalogue.commands import import_main  # type: ignore[import-not-found,unused-ignore]
+    from catalogue.commands import import_main
 
     return int(import_main(list(argv)))
 
 
 def cmd_verify(argv: Sequence[str]) -> int:
-    from catalogue.commands import verify_main  # type: ignore[import-not-found,unused-ignore]
+    from catalogue.commands import verify_main
 
     return int(verify_main(list(argv)))
 

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from approvals.questions import AnswerError, QuestionError, validate_answer
 from approvals.tokens import pause_id, pause_token, token_matches
 from stalwart_site.errors import InvalidAnswer, InvalidDecision, NotFound, Stale
 from threads.models import Interrupt, Run, Step, Thread
@@ -39,6 +40,7 @@ CHOICES: dict[str, list[str]] = {
 DETAIL_STALE = "That pause is no longer open, or the answer does not match what was shown."
 DETAIL_DECISION = "A {kind} pause takes {choices}, not '{decision}'."
 DETAIL_NO_PAUSE = "This thread has no pause with that id."
+DETAIL_ANSWER_SHAPE = 'An answer is {"kind": "choice", "index": N} or {"kind": "open", "text": ...}.'
 
 
 def pause_open(
@@ -202,18 +204,12 @@ def interrupt_resume(
 
 
 def _answer_value(pause: Interrupt, answer: Any) -> Any:
-    question = pause.payload.get("ask") or {}
-    try:
-        from approvals.questions import AnswerError, validate_answer  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # pragma: no cover - shipped with the questions module
-        validate_answer, AnswerError = None, ValueError  # type: ignore[assignment,misc]
+    """The answer to a question, validated against the question shown (SPEC §7.5)."""
     if not isinstance(answer, dict):
-        raise InvalidAnswer("An answer is {\"kind\": \"choice\", \"index\": N} or {\"kind\": \"open\", \"text\": ...}.")
-    if validate_answer is None:
-        return answer.get("text")
+        raise InvalidAnswer(DETAIL_ANSWER_SHAPE)
     try:
-        return validate_answer(question, answer)
-    except AnswerError as exc:
+        return validate_answer(pause.payload.get("ask") or {}, answer)
+    except (AnswerError, QuestionError) as exc:
         raise InvalidAnswer(str(exc)) from exc
 
 
