@@ -169,12 +169,16 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
             arg = _one(info.args_for(nouns_term(clause, value.before)))
             if arg is None or not _numeric(arg) or not placing.put(arg, value):
                 return None
-    named = {n.term for i, n in enumerate(clause.nouns) if n in nouns
-             and not any(v.after == i or v.before == i for v in clause.values)}
+    bare = [(i, n.term) for i, n in enumerate(clause.nouns) if n in nouns
+            and not any(v.after == i or v.before == i for v in clause.values)]
+    named = {term for _, term in bare}
     thing_named = any(n.term in info.thing for n in nouns)
     for value in clause.values:
+        # Only a noun named before a loose value can claim it ("phone to 555-1234"):
+        # in "charge 40 to the order, 4411" the 40 is not the order's.
+        before = {term for i, term in bare if i < value.seen}
         if value.after is None and value.before is None and not placing.loose(
-                value, named, thing_named):
+                value, before, thing_named):
             return None
     if not _point_back(placing, clause, prev, named, fields):
         return None

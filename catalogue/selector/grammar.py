@@ -42,6 +42,7 @@ class Value:
     token: Token
     after: int | None = None  # index of the noun it follows
     before: int | None = None  # index of the noun it precedes
+    seen: int = 0  # how many of the clause's nouns came before it
 
 
 @dataclass
@@ -119,7 +120,8 @@ def read_clauses(tokens: list[Token], lex: Lexicon, field_terms: set[str]) -> li
                 tok = Token("money", tok.text, number=tok.number)
                 i += 1
             # Quoted text is free text ("the book "Dune"" is a title, not a book id).
-            value = Value(tok, after=None if tok.kind == "quote" else attach_to)
+            value = Value(tok, after=None if tok.kind == "quote" else attach_to,
+                          seen=len(cur.nouns))
             cur.values.append(value)
             pending_break, attach_to = False, None
             last_value = value if tok.kind in ("num", "money") and value.after is None else None
