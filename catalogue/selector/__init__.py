@@ -65,6 +65,8 @@ class Selector:
         clauses = read_clauses(tokenize(text, language), lex, self.index.field_terms)
         if not clauses or len(clauses) > MAX_CALLS or any(c.unknown or not c.verb for c in clauses):
             return Plan.unread(language)
+        if any(c.reads_only and not c.nouns for c in clauses):
+            return Plan.unread(language)  # "what can you do?", "show all": no thing named
         calls: list[Call] = []
         asks: list[Ask] = []
         prev: Previous | None = None
@@ -113,8 +115,11 @@ class Selector:
         fits: list[Fit] = []
         for i in sorted(found):
             info = index.infos[i]
-            if info.name in exclude:
+            if info.name in exclude or (clause.reads_only and info.tool.kind != "read"):
                 continue
+            if clause.question and not (info.thing and set(info.thing) <= {
+                    n.term for n in clause.nouns}):
+                continue  # a question names what it asks about: "who is member m-5"
             got = fit(info, clause, actions, clause.verb, prev, context)
             if got is not None:
                 fits.append(got)

@@ -31,7 +31,7 @@ from typing import Any
 
 from catalogue.plan import Argument, Call
 from catalogue.selector.grammar import Clause, Value
-from catalogue.selector.index import ArgInfo, ToolInfo, term_of
+from catalogue.selector.index import DETAILS, ArgInfo, ToolInfo, term_of
 from catalogue.selector.numbers import typed_value
 
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\Z|\d{1,2}/\d{1,2}/\d{2,4}\Z")
@@ -149,9 +149,16 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
     known = prev_fields(prev)
     nouns = [n for n in clause.nouns if not (n.used_as_field and n.term in known)]
     fields = [n.term for n in clause.nouns if n.used_as_field and n.term in known]
-    # Every noun needs a place in this tool.
-    for noun in nouns:
+    # Every noun needs a place in this tool. A read tool also places a noun that
+    # asks for what it returns ("the status of order 4411", "the details of ...").
+    valued = {v.after for v in clause.values} | {v.before for v in clause.values}
+    shown = ({DETAILS} | {term_of(f) for f in info.fields}) if info.tool.kind == "read" else set()
+    for index, noun in enumerate(clause.nouns):
+        if noun not in nouns:
+            continue
         if noun.term in info.thing or info.args_for(noun.term):
+            continue
+        if noun.term in shown and index not in valued:
             continue
         if noun.term in info.enums:
             name, value = info.enums[noun.term]
@@ -164,17 +171,25 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
         if value.after is not None:
             if not placing.put(_one(info.args_for(nouns_term(clause, value.after))), value):
                 return None
+    loose = [v for v in clause.values if v.after is None and v.before is None]
     for value in clause.values:
         if value.after is None and value.before is not None:
-            arg = _one(info.args_for(nouns_term(clause, value.before)))
+            term = nouns_term(clause, value.before)
+            arg = _one(info.args_for(term))
+            if arg is None and value.token.kind == "money" and term in info.thing:
+                loose.append(value)  # "pay $2.50 fine": money before the thing is loose
+                continue
             if arg is None or not _numeric(arg) or not placing.put(arg, value):
                 return None
-    named = {n.term for i, n in enumerate(clause.nouns) if n in nouns
-             and not any(v.after == i or v.before == i for v in clause.values)}
+    bare = [(i, n.term) for i, n in enumerate(clause.nouns) if n in nouns
+            and not any(v.after == i or v.before == i for v in clause.values)]
+    named = {term for _, term in bare}
     thing_named = any(n.term in info.thing for n in nouns)
-    for value in clause.values:
-        if value.after is None and value.before is None and not placing.loose(
-                value, named, thing_named):
+    for value in loose:
+        # Only a noun named before a loose value can claim it ("phone to 555-1234"):
+        # in "charge 40 to the order, 4411" the 40 is not the order's.
+        before = {term for i, term in bare if i < value.seen}
+        if not placing.loose(value, before, thing_named):
             return None
     if not _point_back(placing, clause, prev, named, fields):
         return None

@@ -27,6 +27,10 @@ from catalogue.tools import Tool
 from catalogue.words import name_words
 
 LANGUAGES = ("en", "pt-BR")
+# The term words such as "details" read as: a place in any read tool, no write.
+DETAILS = "details"
+# The verb a question word reads as: a look-up.
+QUESTION_VERB = "show"
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,11 @@ class Lexicon:
     poss_after: frozenset[str] = frozenset()
     id_markers: frozenset[str] = frozenset()
     money_words: frozenset[str] = frozenset()
+    questions: frozenset[str] = frozenset()
+    question_grammar: frozenset[str] = frozenset()
+    quantifiers: frozenset[str] = frozenset()
+    infinitive_markers: frozenset[str] = frozenset()
+    verb_nouns: dict[str, str] = field(default_factory=dict)  # phrase -> implied noun term
     longest: int = 1
 
     def singular(self, word: str) -> str:
@@ -182,6 +191,14 @@ class Index:
             lex.pronouns, lex.id_markers = en.PRONOUNS, en.ID_MARKERS
             lex.poss_before, lex.poss_after = en.POSSESSIVES_BEFORE, en.POSSESSIVES_AFTER
             lex.money_words = en.MONEY_WORDS
+            for phrase, (verb, noun) in en.VERB_NOUNS.items():
+                for form in en.verb_forms(phrase):
+                    lex.verbs.setdefault(form, verb)
+                    lex.verb_nouns.setdefault(form, noun)
+            lex.questions, lex.question_grammar = en.QUESTIONS, en.QUESTION_GRAMMAR
+            lex.quantifiers, lex.infinitive_markers = en.QUANTIFIERS, en.INFINITIVE_MARKERS
+            for word in en.DETAIL_WORDS:
+                lex.nouns.setdefault(word, DETAILS)
         else:
             verbs = dict(pt.VERBS)
             for phrase, target in words.items():
@@ -195,8 +212,22 @@ class Index:
                     if form in pt.GRAMMAR and form != inf:
                         continue  # "para" (parar) stays a preposition
                     lex.verbs.setdefault(form, target)
+            for head in pt.LIGHT_VERBS:
+                for noun, target in pt.ACTION_NOUNS.items():
+                    for article in pt.ACTION_ARTICLES:
+                        for form in pt.phrase_forms(f"{head} {article}{noun}"):
+                            lex.verbs.setdefault(form, target)
+            for phrase, (verb, noun) in pt.VERB_NOUNS.items():
+                for form in pt.phrase_forms(phrase):
+                    if form not in pt.GRAMMAR:
+                        lex.verbs.setdefault(form, verb)
+                        lex.verb_nouns.setdefault(form, noun)
             for phrase, target in pt.NOUNS.items():
                 lex.nouns.setdefault(phrase, target)
+            lex.questions, lex.question_grammar = pt.QUESTIONS, pt.QUESTION_GRAMMAR
+            lex.quantifiers, lex.infinitive_markers = pt.QUANTIFIERS, pt.INFINITIVE_MARKERS
+            for word in pt.DETAIL_WORDS:
+                lex.nouns.setdefault(word, DETAILS)
             lex.grammar, lex.conjunctions = pt.GRAMMAR, pt.CONJUNCTIONS
             lex.pronouns, lex.id_markers = pt.PRONOUNS, pt.ID_MARKERS
             lex.poss_before, lex.poss_after = pt.POSSESSIVES_BEFORE, pt.POSSESSIVES_AFTER
@@ -212,7 +243,7 @@ class Index:
             if term in lex.grammar and term not in words:
                 del lex.nouns[term]  # "to", "number": grammar wins over an argument's word
         keys = [*lex.verbs, *lex.nouns, *lex.grammar, *lex.conjunctions, *lex.pronouns,
-                *lex.poss_after]
+                *lex.poss_after, *lex.questions, *lex.quantifiers]
         lex.longest = max((k.count(" ") + 1 for k in keys), default=1)
         return lex
 

@@ -28,13 +28,15 @@ GROUPS: dict[str, frozenset[str]] = {
     "delete": frozenset({"delete", "remove", "erase", "drop", "destroy", "wipe"}),
     "send": frozenset({"send", "email", "mail", "forward", "resend", "deliver", "e-mail"}),
     "charge": frozenset({"charge", "bill", "debit"}),
-    "refund": frozenset({"refund", "reimburse", "pay back"}),
-    "pay": frozenset({"pay", "settle"}),
+    "refund": frozenset({"refund", "reimburse", "pay back", "give a refund", "issue a refund",
+                         "process a refund", "make a refund", "do a refund"}),
+    "pay": frozenset({"pay", "settle", "make a payment", "make the payment"}),
     "renew": frozenset({"renew", "extend"}),
     "lend": frozenset({"lend", "loan", "check out", "checkout", "borrow"}),
     "return": frozenset({"return", "give back", "bring back", "check in", "checkin"}),
     "archive": frozenset({"archive", "file away", "put away"}),
-    "book": frozenset({"book", "schedule", "reserve"}),
+    "book": frozenset({"book", "schedule", "reserve", "put a hold on", "place a hold on",
+                       "make a reservation", "make a booking"}),
     "reschedule": frozenset({"reschedule", "move", "postpone"}),
     "close": frozenset({"close", "resolve", "solve", "finish"}),
     "reopen": frozenset({"reopen", "re-open"}),
@@ -54,7 +56,35 @@ GRAMMAR: frozenset[str] = frozenset({
     "so", "be", "able", "is", "are", "do", "go", "ahead", "there", "number",
     "num", "id", "up", "quick", "real", "again", "for me", "it's", "i'll", "we'd",
     "we'll", "help", "try", "to me", "same", "one", "via", "sure", "yes", "ya", "because",
-    "since",
+    "since", "another", "more", "have to", "has to", "wants",
+})
+
+# A verb that names its thing too: "remind member m-77" sends a reminder. The
+# thing still needs a place in the tool, so it only reaches a catalogue that has one.
+VERB_NOUNS: dict[str, tuple[str, str]] = {
+    "remind": ("send", "reminder"),
+    "make an appointment": ("book", "appointment"),
+}
+
+# Question words: a question reads (it looks a thing up), so a clause that asks
+# one only ever plans a read tool, and only when it names a thing.
+QUESTIONS: frozenset[str] = frozenset({
+    "what", "what's", "whats", "which", "who", "who's", "do you", "does",
+})
+# Words read as grammar only inside a question ("what loans does member m-77 have").
+QUESTION_GRAMMAR: frozenset[str] = frozenset({"have", "has"})
+
+# A verb right after these, with no "and" or comma before, is a purpose, not a
+# second call: "remind member m-77 to return book b-12" returns nothing.
+INFINITIVE_MARKERS: frozenset[str] = frozenset({"to"})
+
+# Quantifiers: harmless in a read ("show all orders of customer c-208"), never
+# allowed to widen a write ("refund all orders").
+QUANTIFIERS: frozenset[str] = frozenset({"all", "all of", "every"})
+
+# Words asking for a thing's details: a place in any read tool, in no write.
+DETAIL_WORDS: frozenset[str] = frozenset({
+    "details", "detail", "info", "information", "full details",
 })
 
 # Words that join two calls of one turn.

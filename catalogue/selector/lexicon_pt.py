@@ -23,6 +23,7 @@ VERBS: dict[str, str] = {
     "criar": "create", "adicionar": "add", "cadastrar": "register", "incluir": "add",
     "registrar": "register",
     "alterar": "change", "atualizar": "update", "mudar": "change", "editar": "edit",
+    "trocar": "change",
     "modificar": "modify",
     "cancelar": "cancel", "apagar": "delete", "excluir": "delete", "remover": "remove",
     "deletar": "delete",
@@ -30,7 +31,7 @@ VERBS: dict[str, str] = {
     "cobrar": "charge", "faturar": "bill", "debitar": "debit",
     "estornar": "refund", "reembolsar": "refund",
     "pagar": "pay", "quitar": "pay",
-    "renovar": "renew", "prorrogar": "extend",
+    "renovar": "renew", "prorrogar": "extend", "estender": "extend", "prolongar": "extend",
     "emprestar": "lend",
     "devolver": "return",
     "arquivar": "archive",
@@ -48,7 +49,36 @@ IRREGULAR: dict[str, tuple[str, ...]] = {
     "ver": ("veja", "vejam", "ve", "vendo", "vejamos"),
     "ler": ("leia", "leiam", "le", "lendo"),
     "trazer": ("traga", "tragam", "traz", "trazendo"),
+    "fazer": ("faca", "facam", "faz", "fazendo"),
 }
+
+# A light verb and an action noun: "faça uma cobrança" charges, "registre a
+# devolução" returns. Every form of the light verb reads (pt_forms of the head).
+LIGHT_VERBS: tuple[str, ...] = ("fazer", "efetuar", "realizar", "registrar")
+ACTION_NOUNS: dict[str, str] = {
+    "cobranca": "charge", "estorno": "refund", "reembolso": "refund", "pagamento": "pay",
+    "devolucao": "return", "reserva": "reserve", "renovacao": "renew",
+    "agendamento": "schedule",
+}
+ACTION_ARTICLES: tuple[str, ...] = ("", "um ", "uma ", "o ", "a ")
+
+# A verb that names its thing too: "lembre o membro m-77" sends a reminder.
+VERB_NOUNS: dict[str, tuple[str, str]] = {"lembrar": ("send", "reminder")}
+
+QUESTIONS: frozenset[str] = frozenset({"qual", "quais", "quem", "o que"})
+QUESTION_GRAMMAR: frozenset[str] = frozenset({"tem", "sao", "ha", "possui"})
+# "lembre o membro m-77 de devolver o livro": a purpose, not a second call.
+INFINITIVE_MARKERS: frozenset[str] = frozenset({"para", "pra", "de", "a"})
+QUANTIFIERS: frozenset[str] = frozenset({"todos", "todas", "todos os", "todas as"})
+DETAIL_WORDS: frozenset[str] = frozenset({
+    "detalhes", "detalhe", "dados", "informacoes", "informacao", "info",
+})
+
+
+def phrase_forms(phrase: str) -> set[str]:
+    """A verb phrase's forms: the head verb's forms, the rest as typed."""
+    head, _, rest = phrase.partition(" ")
+    return {f"{form} {rest}".strip() for form in pt_forms(head)}
 
 GRAMMAR: frozenset[str] = frozenset({
     "o", "a", "os", "as", "um", "uma", "uns", "umas", "no", "na", "nos", "nas",
@@ -61,7 +91,7 @@ GRAMMAR: frozenset[str] = frozenset({
     "se", "possivel", "rapidinho", "aqui", "esse", "essa", "este", "esta", "isto",
     "mesmo", "mesma", "codigo", "id", "seu", "sua", "nosso", "nossa", "la", "ai",
     "vamos", "deixa", "deixe", "ajuda", "ajudar", "quer", "queremos",
-    "sobre", "porque", "pois", "ate",
+    "sobre", "porque", "pois", "ate", "mais",
 })
 
 CONJUNCTIONS: frozenset[str] = frozenset({

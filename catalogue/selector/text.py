@@ -32,6 +32,11 @@ MAX_CHARS = 4000
 
 _INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 _SPACE = re.compile(r"[\t\n\r]")
+# "nº 4411", "n.º 4411", "n° 4411", "no. 4411": a number sign, read as "#" (NFKC
+# would turn "º" into a plain "o", and "no" is a Portuguese preposition).
+_NUMBER_SIGN = re.compile(r"\b[Nn]\.?\s?[º°]\.?\s*(?=#?\d)|\b[Nn][Oo]\.\s*(?=#?\d)")
+# "p-3's phone": the possessive of an identifier is the identifier.
+_ID_POSSESSIVE = re.compile(r"(?<=\d)['’]s\b")
 
 _TOKEN = re.compile(
     r"""
@@ -59,7 +64,9 @@ class Token:
 
 def clean(text: str) -> str:
     """The turn as read: normalised, invisible characters removed, capped."""
-    text = unicodedata.normalize("NFKC", text[: MAX_CHARS * 2])
+    text = _NUMBER_SIGN.sub("#", text[: MAX_CHARS * 2])
+    text = _ID_POSSESSIVE.sub("", text)
+    text = unicodedata.normalize("NFKC", text)
     text = _SPACE.sub(" ", text)
     text = _INVISIBLE.sub("", text)
     return text.replace("’", "'").replace("‘", "'")[:MAX_CHARS]
