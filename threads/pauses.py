@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from approvals.questions import AnswerError, QuestionError, validate_answer
 from approvals.tokens import pause_id, pause_token, token_matches
+from catalogue import registry
 from stalwart_site.errors import InvalidAnswer, InvalidDecision, NotFound, Stale
 from threads.models import Interrupt, Run, Step, Thread
 from threads.services import Advance, _step_set, event_append, reply_write, run_advance
@@ -50,8 +51,11 @@ def pause_open(
     same call paused for the same reason at the same point has the same id."""
     index = step.index if step else None
     generation = step.generation if step else generation
+    # A question's identity is also what it asks (which argument, or which tools):
+    # two questions on one step are two pauses.
+    asked = [payload.get("argument"), payload.get("tools")] if kind == Interrupt.Kind.ASK else []
     pid = pause_id(run_id=run.id, step=index, kind=kind, generation=generation,
-                   arguments=payload.get("arguments"))
+                   arguments=[payload.get("arguments"), *asked])
     expires = None
     if kind == Interrupt.Kind.ASK:
         expires = timezone.now() + timedelta(seconds=settings.STALWART_ASK_TIMEOUT)
@@ -255,13 +259,17 @@ def _apply(pause: Interrupt, decision: str, value: Any, advance: Advance) -> boo
             return False
         argument = pause.payload.get("argument")
         if argument:
+            if isinstance(value, str):
+                value = registry.selector_for(registry.get_agent(run.agent)).typed_answer(
+                    step.tool, argument, value, language=lang)
             args = [a for a in step.arguments if a["name"] != argument]
             args.append({"name": argument, "value": value, "origin": "reply"})
             step.arguments = args
         elif pause.payload.get("tools"):
             step.tool = str(value)
-            step.save(update_fields=["tool", "updated_at"])
-        step.save(update_fields=["arguments", "updated_at"])
+            tool = registry.get_agent(run.agent).tool(step.tool)
+            step.kind = tool.kind if tool else "write"
+            step.save(update_fields=["tool", "kind", "updated_at"])
         _step_set(step, Step.Status.PLANNED)
         return True
     if pause.kind == Interrupt.Kind.DELEGATE:

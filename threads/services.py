@@ -259,7 +259,7 @@ def _decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str], a
     lang = run.language
     tool = agent.tool(step.tool)
     # An argument the turn left out: ask for it first (SPEC §5, §7.5).
-    ask = _pending_ask(run, step)
+    ask = _pending_ask(run, step, agent)
     if ask is not None:
         with transaction.atomic():
             pause_open(run=run, step=step, kind=Interrupt.Kind.ASK, tool=step.tool, payload=ask)
@@ -310,8 +310,9 @@ def _shown(arguments: list[dict[str, Any]], tool: Tool) -> list[dict[str, Any]]:
     return sorted(shown, key=lambda a: a["name"])
 
 
-def _pending_ask(run: Run, step: Step) -> dict[str, Any] | None:
-    """The plan's first unanswered question for this step, if any."""
+def _pending_ask(run: Run, step: Step, agent: AgentSpec) -> dict[str, Any] | None:
+    """The first unanswered question for this step: the plan's, then, once a
+    person picked the tool, one for each required argument it still lacks."""
     have = {a["name"] for a in step.arguments}
     for ask in run.plan.get("asks", []):
         if ask.get("step") != step.index:
@@ -320,17 +321,18 @@ def _pending_ask(run: Run, step: Step) -> dict[str, Any] | None:
             continue  # a choice between tools, already answered
         if ask.get("argument") is not None and ask["argument"] in have:
             continue
-        question = dict(ask["question"])
-        return {
-            "question": question.get("prompt", ""),
-            "ask": question,
-            "argument": ask.get("argument"),
-            "tools": list(ask.get("tools") or []),
-            "arguments": [],
-            "reasons": ["ask"],
-            "irreversible": False,
-        }
+        return _ask_payload(dict(ask["question"]), ask.get("argument"), list(ask.get("tools") or []))
+    if step.tool and agent.tool(step.tool) is not None:
+        missing = registry.selector_for(agent).questions_for(step.tool, have, language=run.language)
+        if missing:
+            argument, question = missing[0]
+            return _ask_payload(question, argument, [])
     return None
+
+
+def _ask_payload(question: dict[str, Any], argument: str | None, tools: list[str]) -> dict[str, Any]:
+    return {"question": question.get("prompt", ""), "ask": question, "argument": argument, "tools": tools,
+            "arguments": [], "reasons": ["ask"], "irreversible": False}
 
 
 def _resolve(run: Run, step: Step, tool: Tool | None) -> tuple[list[Argument], int | None]:

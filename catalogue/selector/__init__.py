@@ -19,6 +19,7 @@ the catalogue's own, and ties are broken by name.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ from catalogue.selector.asks import MAX_CHOICES, portuguese_words, question, too
 from catalogue.selector.fit import Fit, Previous, fit, prev_fields
 from catalogue.selector.grammar import Clause, read_clauses
 from catalogue.selector.index import LANGUAGES, Index, term_of
+from catalogue.selector.numbers import parse_number, typed_value
 from catalogue.selector.text import tokenize
 from catalogue.tools import Tool
 
@@ -41,6 +43,9 @@ MAX_CALLS = 8
 
 def _words(name: str) -> set[str]:
     return set(term_of(name).split()) - {"id"}
+
+
+_CURRENCY = re.compile(r"^(?:r\$|us\$|\$|€|£)\s*|\s*(?:reais|real|dollars?|d[oó]lares)$", re.IGNORECASE)
 
 
 class Selector:
@@ -91,6 +96,28 @@ class Selector:
                 asks.append(Ask(step, arg.name, question(arg, language, self._words_pt)))
             prev = Previous(step, chosen.info, call)
         return Plan(language=language, read=True, calls=tuple(calls), asks=tuple(asks))
+
+    def questions_for(self, tool: str, have: Collection[str], *, language: str = "en") -> list[tuple[str, dict[str, Any]]]:
+        """Questions for the required arguments of ``tool`` not in ``have``, in
+        schema order: what a plan asks once a person picked the tool."""
+        info = next((i for i in self.index.infos if i.name == tool), None)
+        if info is None:
+            return []
+        return [(a.name, question(a, language, self._words_pt)) for a in info.args
+                if a.required and a.name not in have]
+
+    def typed_answer(self, tool: str, argument: str, text: str, *, language: str = "en") -> Any:
+        """A person's typed answer for ``argument`` in the schema's type, read as
+        the turn's numbers are ("R$ 15,50" is 15.5 in pt-BR); as typed when it
+        does not fit, so the check refuses it with its reason."""
+        info = next((i for i in self.index.infos if i.name == tool), None)
+        arg = next((a for a in info.args if a.name == argument), None) if info else None
+        if arg is None:
+            return text
+        raw = text.strip()
+        number = _CURRENCY.sub("", raw).strip()  # "R$ 15,50", "$15.50", "15,50 reais"
+        fits, value = typed_value(raw, parse_number(number, language), arg.type)
+        return value if fits else text
 
     def _fits(self, clause: Clause, prev: Previous | None, context: Mapping[str, Any],
               exclude: frozenset[str]) -> list[Fit]:

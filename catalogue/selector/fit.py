@@ -203,7 +203,9 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
     score = (
         int(bool(info.thing) and matched == len(info.thing)),
         int(info.action == verb),
-        -len(missing),
+        # Fewer missing arguments breaks a tie only between tools the turn named:
+        # a bare "show" must not pick the one tool that needs nothing.
+        -len(missing) if matched else 0,
         int(plural == info.thing_plural) if matched else 0,
         matched,
         -placing.guesses,

@@ -286,3 +286,35 @@ def test_the_admins_language_setting_is_what_the_selector_reads(desk):
     assert [p["kind"] for p in desk.say("t-lang", "show order 4411").waiting] == ["delegate"]
     # The request's own language still comes first.
     assert "visa-0019" in desk.say("t-lang", "show order 4411", language="en").text
+
+
+def test_a_bare_verb_asks_which_tool_then_what_it_lacks(desk):
+    reply = desk.say("t-which", "show")
+    pause = reply.waiting[0]
+    assert pause["kind"] == "ask" and pause["argument"] is None
+    assert pause["ask"]["choices"] == ["get_order", "read_inbox", "search_orders"]
+    reply = desk.answer("t-which", index=0)
+    assert (reply.waiting[0]["kind"], reply.waiting[0]["argument"]) == ("ask", "order_id")
+    reply = desk.answer("t-which", text="5001")
+    assert "mc-4420" in reply.text and reply.waiting == []
+    assert reply.steps[0]["tool"] == "get_order" and reply.steps[0]["kind"] == "read"
+
+
+def test_two_questions_on_one_step_are_two_pauses(desk):
+    first = desk.say("t-two-asks", "refund").waiting[0]
+    assert first["argument"] == "order_id"
+    second = desk.answer("t-two-asks", text="4412").waiting[0]
+    assert second["argument"] == "amount" and second["id"] != first["id"]
+    reply = desk.answer("t-two-asks", text="15.50")
+    assert [p["tool"] for p in reply.waiting] == ["refund_card"]
+    assert {a["name"]: a["origin"] for a in reply.waiting[0]["arguments"]} == {"amount": "reply", "order_id": "reply"}
+
+
+@pytest.mark.parametrize(("language", "typed", "value"), [("pt-BR", "R$ 15,50", 15.5), ("en", "$15.50", 15.5),
+                                                           ("en", "15", 15)])
+def test_a_typed_answer_takes_the_schemas_type(desk, language, typed, value):
+    desk.say("t-typed", "refund" if language == "en" else "estorne", language=language)
+    desk.answer("t-typed", text="4412")
+    reply = desk.answer("t-typed", text=typed)
+    amount = next(a for a in reply.waiting[0]["arguments"] if a["name"] == "amount")
+    assert amount == {"name": "amount", "value": value, "origin": "reply"}
