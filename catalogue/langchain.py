@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from catalogue.bindings import Outcome, OutcomeUnknown, ToolRefused
+from catalogue.bindings import Outcome, call_in_process
 from catalogue.importers import SourceError, declarations_from
 from catalogue.tools import Tool
 
@@ -94,12 +94,4 @@ def invoke_langchain(tool: Tool, arguments: Mapping[str, Any]) -> Outcome:
     lc_tool = _REGISTRY.get((str(spec.get("agent", "")), str(spec.get("tool", tool.name))))
     if lc_tool is None:
         return Outcome("refused", error=NOT_REGISTERED.format(name=tool.name, agent=spec.get("agent", "")))
-    try:
-        result = lc_tool.invoke(dict(arguments))
-    except (TimeoutError, OutcomeUnknown) as exc:
-        return Outcome("timeout", error=str(exc) or "the tool's reply was lost")
-    except ToolRefused as exc:
-        return Outcome("refused", error=str(exc))
-    except Exception as exc:  # the tool's own failure: reported, never retried blindly
-        return Outcome("error", error=f"{type(exc).__name__}: {exc}")
-    return Outcome("ok", result=result)
+    return call_in_process(lambda: lc_tool.invoke(dict(arguments)))

@@ -11,7 +11,7 @@ the engine never sends the write again blindly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -45,6 +45,21 @@ class Outcome:
     @property
     def ambiguous(self) -> bool:
         return self.transport in AMBIGUOUS
+
+
+def call_in_process(func: Callable[[], Any]) -> Outcome:
+    """Run an in-process tool call and classify what happened (SPEC §9):
+    ``TimeoutError``/``OutcomeUnknown`` -> ``timeout`` (ambiguous),
+    ``ToolRefused`` -> ``refused``, any other exception -> ``error``."""
+    try:
+        result = func()
+    except (TimeoutError, OutcomeUnknown) as exc:
+        return Outcome("timeout", error=str(exc) or "the tool's reply was lost")
+    except ToolRefused as exc:
+        return Outcome("refused", error=str(exc))
+    except Exception as exc:  # the tool's own failure: reported, never retried blindly
+        return Outcome("error", error=f"{type(exc).__name__}: {exc}")
+    return Outcome("ok", result=result)
 
 
 def invoke(

@@ -14,7 +14,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from catalogue.bindings import Outcome, OutcomeUnknown, ToolRefused
+from catalogue.bindings import Outcome, call_in_process
 from catalogue.tools import Tool
 
 _JSON_TYPES: dict[Any, str] = {
@@ -108,12 +108,4 @@ def invoke_python(tool: Tool, arguments: Mapping[str, Any], *, base_dir: str | N
         func = resolve_callable(str(tool.binding["python"]), base_dir=base_dir)
     except BindingError as exc:
         return Outcome("refused", error=str(exc))
-    try:
-        result = func(**dict(arguments))
-    except (TimeoutError, OutcomeUnknown) as exc:
-        return Outcome("timeout", error=str(exc) or "the tool's reply was lost")
-    except ToolRefused as exc:
-        return Outcome("refused", error=str(exc))
-    except Exception as exc:  # the tool's own failure: reported, never retried blindly
-        return Outcome("error", error=f"{type(exc).__name__}: {exc}")
-    return Outcome("ok", result=result)
+    return call_in_process(lambda: func(**dict(arguments)))
