@@ -57,6 +57,11 @@ class Unauthorized(StalwartError):
     http_status = 401
 
 
+class SignatureInvalid(StalwartError):
+    code = "signature_invalid"
+    http_status = 401
+
+
 class TooLarge(StalwartError):
     code = "too_large"
     http_status = 413

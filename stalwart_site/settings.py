@@ -177,7 +177,8 @@ STALWART_MAX_BODY = env.int("STALWART_MAX_BODY", default=256 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = STALWART_MAX_BODY
 STALWART_MAX_TURN = env.int("STALWART_MAX_TURN", default=8000)
 STALWART_ASK_TIMEOUT = env.int("STALWART_ASK_TIMEOUT", default=600)
-STALWART_DEV_PAIR = env.bool("STALWART_DEV_PAIR", default=False)
+# With a secret (make_app(secret=...)), resumes must carry a Stalwart-Signature.
+STALWART_RESUME_SECRET = env.str("STALWART_RESUME_SECRET", default="")
 
 LOGGING = {
     "version": 1,

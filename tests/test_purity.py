@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PURE = [
     "catalogue/tools.py", "catalogue/words.py", "catalogue/plan.py", "catalogue/check.py",
     "catalogue/agentfile.py", "catalogue/bindings/__init__.py", "catalogue/bindings/python.py",
-    "approvals/tokens.py",
+    "approvals/tokens.py", "approvals/webhooks.py",
 ]
 FORBIDDEN = ("django", "rest_framework", "channels")
 

@@ -14,12 +14,9 @@ def on_postgres() -> bool:
 
 
 @pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def data_dir(shop_dir: Path) -> Path:
     """The server's data folder; this process reads the same shop through it."""
-    folder = tmp_path / "data"
-    folder.mkdir()
-    monkeypatch.setenv("STALWART_DATA_DIR", str(folder))
-    return folder
+    return shop_dir
 
 
 @pytest.fixture
