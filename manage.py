@@ -1,12 +1,13 @@
 #!/usr/bin/env python
 """Django's command-line utility for administrative tasks."""
 
-import os
 import sys
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stalwart_site.settings")
+    from stalwart_site.bootstrap import prepare
+
+    prepare()  # the data folder, a kept SECRET_KEY, DJANGO_SETTINGS_MODULE
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

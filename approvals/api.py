@@ -10,12 +10,13 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from approvals.notify import take_failures
+from approvals.answers import interrupt_answer
+from approvals.errors import SignatureInvalid
 from approvals.webhooks import HEADER, verify
-from stalwart_site.errors import NotFound, SignatureInvalid
 from threads.api import SessionApi, StrictCharField
+from threads.engine import take_failures
+from threads.errors import NotFound
 from threads.models import Thread
-from threads.pauses import interrupt_resume
 from threads.selectors import answer_view, thread_access
 
 security = logging.getLogger("stalwart.security")
@@ -44,7 +45,7 @@ class ThreadResumeApi(SessionApi):
         else:
             thread = thread_access(thread_id=thread_id, session=self.session)
         take_failures()
-        advance = interrupt_resume(
+        advance = interrupt_answer(
             thread=thread,
             interrupt_id=data.validated_data["interrupt_id"],
             decision=data.validated_data["decision"],

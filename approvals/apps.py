@@ -4,3 +4,11 @@ from django.apps import AppConfig
 class ApprovalsConfig(AppConfig):
     name = "approvals"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The engine tells of new pauses through a hook registered from here,
+        # so threads never imports the answering side.
+        from approvals.notify import notify_pause
+        from threads.engine.hooks import pause_listener_add
+
+        pause_listener_add(notify_pause)

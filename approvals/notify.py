@@ -1,45 +1,40 @@
 """Telling the outside world of a new pause (SPEC §11's ``on_interrupt``).
 
 ``stalwart_site.serve.make_app(on_interrupt=[...])`` registers callables
-here; each is told ``(thread, interrupt)`` after the pause commits. A
-callable that fails never fails the turn: the failure is remembered and the
-answer lists it under ``not_notified``.
+here; each is told ``(thread, interrupt)`` after the pause commits.
+``ApprovalsConfig.ready`` hooks ``notify_pause`` into the engine. A callable
+that fails never fails the turn: its failure is returned to the engine, and
+the answer lists it under ``not_notified``.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from typing import Any
+
+from threads.engine import present
+from threads.models import Interrupt
 
 log = logging.getLogger("stalwart")
 
 _listeners: list[Callable[[str, dict[str, Any]], Any]] = []
-_failed = threading.local()
 
 
 def set_listeners(listeners: list[Callable[[str, dict[str, Any]], Any]]) -> None:
     _listeners[:] = list(listeners)
 
 
-def take_failures() -> list[dict[str, Any]]:
-    failures = list(getattr(_failed, "items", []))
-    _failed.items = []
-    return failures
-
-
-def notify_pause(pause: Any) -> None:
+def notify_pause(pause: Interrupt) -> list[dict[str, Any]]:
+    """Tell each listener; returns the deliveries that failed."""
     if not _listeners:
-        return
-    from threads.pauses import present
-
+        return []
     shown = present(pause)
+    failures = []
     for listener in _listeners:
         try:
             listener(pause.thread_id, shown)
-        except Exception as exc:
+        except Exception as exc:  # a team's own callable: whatever it raises, the turn goes on
             log.warning("could not notify %r of pause %s: %s", listener, pause.id, exc)
-            items = getattr(_failed, "items", [])
-            items.append({"interrupt": pause.id, "to": getattr(listener, "url", repr(listener)), "error": str(exc)})
-            _failed.items = items
+            failures.append({"interrupt": pause.id, "to": getattr(listener, "url", repr(listener)), "error": str(exc)})
+    return failures

@@ -10,6 +10,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from catalogue import registry
+from catalogue.agentfile import AgentFileError
 from catalogue.models import AgentSetting, Withdrawal
 from catalogue.services import withdrawal_create, withdrawal_delete
 
@@ -17,7 +18,7 @@ from catalogue.services import withdrawal_create, withdrawal_delete
 def _tool_choices() -> list[tuple[str, str]]:
     try:
         af = registry.agent_file()
-    except Exception:
+    except (registry.NoAgentFile, AgentFileError):  # the admin still opens; the form offers no tool
         return []
     return [(f"{a.name}:{t.name}", f"{a.name}: {t.name} ({t.kind})") for a in af.agents for t in a.tools]
 

@@ -23,7 +23,8 @@ from typing import Any
 
 import yaml
 
-from catalogue.model import ModelConfig
+from catalogue.catalogue_file import CatalogueError, validate_catalogue
+from catalogue.llm import ModelConfig
 from catalogue.plan import Vocabulary
 from catalogue.tools import DECLARATIONS, Tool
 
@@ -244,14 +245,9 @@ def _catalogue(path: Path, place: str, ref: Any) -> list[Tool]:
     except json.JSONDecodeError as exc:
         raise AgentFileError(path, place, f"{cpath} is not JSON: line {exc.lineno}: {exc.msg}") from exc
     try:
-        from catalogue.catalogue_file import validate_catalogue
-    except ImportError:  # the schema check ships with the catalogue importers
-        pass
-    else:
-        try:
-            validate_catalogue(data)
-        except Exception as exc:
-            raise AgentFileError(path, place, f"{cpath}: {exc}") from exc
+        validate_catalogue(data)
+    except CatalogueError as exc:
+        raise AgentFileError(path, place, f"{cpath}: {exc}") from exc
     if not isinstance(data, Mapping) or not isinstance(data.get("tools"), list):
         raise AgentFileError(path, place, f"{cpath} is not a catalogue (no 'tools' list)")
     out = []

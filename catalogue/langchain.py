@@ -13,7 +13,7 @@ Binding: a tool made from a module-level function (``@tool`` or
 ``StructuredTool.from_function``) gets ``python: module:function``, so it runs
 like any Python tool. Any other tool is kept in this module's registry under
 its agent and name, and bound as ``{"langchain": {"agent": ..., "tool": ...}}``;
-``invoke_langchain`` runs it from there (in this process only).
+``catalogue.bindings.langchain`` runs it from there (in this process only).
 """
 
 from __future__ import annotations
@@ -21,16 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from catalogue.bindings import Outcome, call_in_process
+from catalogue.bindings.langchain import invoke_langchain, register
 from catalogue.importers import SourceError, declarations_from
 from catalogue.tools import Tool
 
 NOT_A_TOOL = "{obj!r} is not a LangChain BaseTool"
-NOT_REGISTERED = "the LangChain tool {name!r} of agent {agent!r} is not registered in this process"
 DUPLICATE_NAME = "two tools are named {name!r}"
-
-_REGISTRY: dict[tuple[str, str], Any] = {}
-
 
 def _input_schema(tool: Any) -> dict[str, Any]:
     schema: Any = None
@@ -74,8 +70,7 @@ def tool_catalogue(tools: Iterable[Any], *, agent: str = "") -> list[Tool]:
         if target:
             binding: dict[str, Any] = {"python": target}
         else:
-            _REGISTRY[(agent, name)] = lc_tool
-            binding = {"langchain": {"agent": agent, "tool": name}}
+            binding = register(agent, name, lc_tool)
         out.append(Tool(
             name=name,
             kind="read" if read else "write",
@@ -88,10 +83,4 @@ def tool_catalogue(tools: Iterable[Any], *, agent: str = "") -> list[Tool]:
     return out
 
 
-def invoke_langchain(tool: Tool, arguments: Mapping[str, Any]) -> Outcome:
-    """Run a registry-bound LangChain tool (SPEC §9 outcomes, as for Python)."""
-    spec = tool.binding["langchain"]
-    lc_tool = _REGISTRY.get((str(spec.get("agent", "")), str(spec.get("tool", tool.name))))
-    if lc_tool is None:
-        return Outcome("refused", error=NOT_REGISTERED.format(name=tool.name, agent=spec.get("agent", "")))
-    return call_in_process(lambda: lc_tool.invoke(dict(arguments)))
+__all__ = ["tool_catalogue", "invoke_langchain"]

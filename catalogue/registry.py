@@ -1,4 +1,5 @@
-"""The agents this process serves, loaded once from ``settings.AGENT_FILE``.
+"""The agents this process serves, loaded once from ``settings.AGENT_FILE``
+(or the file ``use`` points at, for a process that serves another later).
 
 Also the only place that merges the two withdrawal lists (agent file and
 database, SPEC §4.6) and chooses the selector's language (SPEC §5): the
@@ -17,14 +18,24 @@ from catalogue.agentfile import LANGUAGES, AgentFile, AgentSpec, load_agent_file
 
 _lock = threading.Lock()
 _loaded: dict[str, AgentFile] = {}
+_used: dict[str, str | None] = {}
 
 
 class NoAgentFile(RuntimeError):
     pass
 
 
+def use(path: str, agent: str | None = None) -> None:
+    """Serve ``path`` (and its agent ``agent``) from now on in this process."""
+    with _lock:
+        if _used.get("path") != path:
+            _loaded.clear()
+            _selectors.clear()
+        _used.update(path=path, agent=agent)
+
+
 def agent_file() -> AgentFile:
-    path = settings.AGENT_FILE
+    path = _used.get("path") or settings.AGENT_FILE
     if not path:
         raise NoAgentFile("no agent file: start with `stalwart serve AGENT.yaml` (or set STALWART_AGENT_FILE)")
     with _lock:
@@ -34,15 +45,16 @@ def agent_file() -> AgentFile:
 
 
 def forget() -> None:
-    """Drop loaded agent files (tests that switch files)."""
+    """Drop loaded agent files and go back to ``settings.AGENT_FILE`` (tests that switch files)."""
     with _lock:
         _loaded.clear()
         _selectors.clear()
+        _used.clear()
 
 
 def get_agent(name: str | None = None) -> AgentSpec:
     af = agent_file()
-    return af.agent(name or settings.STALWART_AGENT_NAME)
+    return af.agent(name or _used.get("agent") or settings.STALWART_AGENT_NAME)
 
 
 def withdrawn_tools(agent: AgentSpec) -> frozenset[str]:

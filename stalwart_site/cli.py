@@ -1,15 +1,15 @@
 """The ``stalwart`` console script (SPEC §2).
 
-Commands that need the database set the environment (agent file, operator
-token, public URL) *before* Django reads its settings, then set Django up.
-An agent file that is not valid is refused before anything is served.
+Commands that need the database start through ``stalwart_site.bootstrap``,
+which sets the environment (agent file, operator token, public URL) before
+Django reads its settings. An agent file that is not valid is refused before
+anything is served.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 
@@ -29,29 +29,11 @@ def _load(path: str, agent: str | None = None) -> AgentFile:
         raise SystemExit(EXIT_INVALID) from exc
 
 
-def django_setup(agent_file: str | None = None, agent: str | None = None) -> None:
-    if agent_file:
-        os.environ["STALWART_AGENT_FILE"] = str(agent_file)
-    if agent:
-        os.environ["STALWART_AGENT"] = agent
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stalwart_site.settings")
-    import django
-
-    django.setup()
-
-
-def migrate() -> None:
-    from django.core.management import call_command
-
-    call_command("migrate", interactive=False, verbosity=0)
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     af = _load(args.agent_file, args.agent)
-    if args.operator_token:
-        os.environ["QLS_OPERATOR_TOKEN"] = args.operator_token
-    if args.public_url:
-        os.environ["STALWART_PUBLIC_URL"] = args.public_url
+    from stalwart_site.bootstrap import prepare
+
+    prepare(operator_token=args.operator_token, public_url=args.public_url)
     from stalwart_site.serve import make_app
 
     application = make_app(str(af.path), agent=args.agent)
@@ -83,8 +65,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_createstaff(args: argparse.Namespace) -> int:
-    django_setup()
-    migrate()
+    from stalwart_site.bootstrap import setup
+
+    setup()
     from approvals.services import staff_create
 
     password = staff_create(username=args.name, operator=args.operator)

@@ -14,7 +14,6 @@ services, claims and tokens as the HTTP routes.
 
 from __future__ import annotations
 
-import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +48,12 @@ class Desk:
         self.agent_file = load_agent_file(agent_file)
         self.agent = agent
         self.session = session or secrets.token_urlsafe(24)
-        _ensure_django(str(self.agent_file.path), agent)
+        from django.apps import apps
+
+        from stalwart_site.bootstrap import setup
+
+        # The first Desk of a process starts Django and migrates; later ones only switch the agent file.
+        setup(agent_file=self.agent_file.path, agent=agent, migrate=not apps.ready)
 
     @property
     def _session_hash(self) -> str:
@@ -59,28 +63,28 @@ class Desk:
 
     def say(self, thread: str, text: str, context: dict[str, Any] | None = None,
             language: str | None = None) -> Reply:
+        from threads.engine import turn_submit
         from threads.selectors import answer_view
-        from threads.services import turn_submit
 
         advance = turn_submit(thread_id=thread, session_hash=self._session_hash, text_=text,
                               language=language, context=context, agent_name=self.agent)
         return Reply.of(answer_view(advance))
 
     def waiting(self, thread: str) -> list[dict[str, Any]]:
-        from threads.pauses import open_pauses
+        from threads.engine import open_pauses
         from threads.selectors import thread_access
 
         return open_pauses(thread_access(thread_id=thread, session=self.session).id)
 
     def resume(self, thread: str, interrupt_id: str, decision: str, token: str | None = None,
                answer: Any = None) -> Reply:
-        from threads.pauses import interrupt_resume
+        from approvals.answers import interrupt_answer
         from threads.selectors import answer_view, thread_access
 
         t = thread_access(thread_id=thread, session=self.session)
         if token is None:
             token = next((p["token"] for p in self.waiting(thread) if p["id"] == interrupt_id), "")
-        advance = interrupt_resume(thread=t, interrupt_id=interrupt_id, decision=decision, token=token,
+        advance = interrupt_answer(thread=t, interrupt_id=interrupt_id, decision=decision, token=token,
                                    answer=answer, answered_by="desk")
         return Reply.of(answer_view(advance))
 
@@ -98,25 +102,3 @@ class Desk:
         """Answer the first open question (``ask``)."""
         ans = {"kind": "choice", "index": index} if index is not None else {"kind": "open", "text": text}
         return self.confirm(thread, "answer", answer=ans)
-
-
-def _ensure_django(agent_file: str, agent: str | None) -> None:
-    from django.conf import settings
-
-    if not settings.configured:
-        os.environ["STALWART_AGENT_FILE"] = agent_file
-        if agent:
-            os.environ["STALWART_AGENT"] = agent
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stalwart_site.settings")
-        import django
-
-        django.setup()
-        from django.core.management import call_command
-
-        call_command("migrate", interactive=False, verbosity=0)
-        return
-    from catalogue import registry
-
-    if settings.AGENT_FILE != agent_file:
-        settings.AGENT_FILE = agent_file
-        registry.forget()

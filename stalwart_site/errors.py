@@ -1,8 +1,9 @@
-"""One error hierarchy and one renderer for SPEC §10's ``{"error", "detail"}``.
+"""One renderer for SPEC §10's ``{"error", "detail"}``.
 
-Every application error carries a ``code``, an ``http_status`` and a sentence.
-DRF's own exceptions (parse errors, 404s) are mapped onto the same shape;
-anything else stays a 500 and is logged.
+The hierarchy itself lives where it is raised (``threads.errors``,
+``approvals.errors``); every application error carries a ``code``, an
+``http_status`` and a sentence. DRF's own exceptions (parse errors, 404s) are
+mapped onto the same shape; anything else stays a 500 and is logged.
 """
 
 from __future__ import annotations
@@ -14,73 +15,13 @@ from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
+from threads.errors import DETAIL_NOT_FOUND, StalwartError
+
 log = logging.getLogger("stalwart")
 
 DETAIL_BAD_JSON = "The body is not valid JSON."
-DETAIL_NOT_FOUND = "There is nothing here."
 DETAIL_TOO_LARGE = "The body is larger than this server takes ({limit} bytes)."
 DETAIL_METHOD = "This route does not take {method}."
-
-
-class StalwartError(Exception):
-    code = "bad_request"
-    http_status = 400
-    detail = "The request is not valid."
-
-    def __init__(self, detail: str | None = None, **extra: Any) -> None:
-        super().__init__(detail or self.detail)
-        self.detail = detail or self.detail
-        self.extra = extra
-
-    def body(self) -> dict[str, Any]:
-        return {"error": self.code, "detail": self.detail, **self.extra}
-
-
-class BadRequest(StalwartError):
-    pass
-
-
-class NotFound(StalwartError):
-    code = "not_found"
-    http_status = 404
-    detail = DETAIL_NOT_FOUND
-
-
-class Forbidden(StalwartError):
-    code = "forbidden"
-    http_status = 403
-    detail = "You may not do this."
-
-
-class Unauthorized(StalwartError):
-    code = "unauthorized"
-    http_status = 401
-
-
-class SignatureInvalid(StalwartError):
-    code = "signature_invalid"
-    http_status = 401
-
-
-class TooLarge(StalwartError):
-    code = "too_large"
-    http_status = 413
-
-
-class Stale(StalwartError):
-    code = "interrupt_stale"
-    http_status = 409
-    detail = "That pause is no longer open, or the answer does not match what was shown."
-
-
-class InvalidDecision(StalwartError):
-    code = "invalid_decision"
-    http_status = 422
-
-
-class InvalidAnswer(StalwartError):
-    code = "invalid_answer"
-    http_status = 422
 
 
 def error_response(err: StalwartError) -> JsonResponse:

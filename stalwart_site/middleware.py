@@ -12,7 +12,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from stalwart_site.errors import DETAIL_TOO_LARGE, TooLarge, error_response
+from stalwart_site.errors import DETAIL_TOO_LARGE, error_response
+from threads.errors import TooLarge
 
 
 class BodyLimitMiddleware:

@@ -3,7 +3,6 @@ a team's own server (SPEC §11)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,26 +23,10 @@ def make_app(
     must carry a valid ``Stalwart-Signature`` over its body.
     """
     from catalogue.agentfile import load_agent_file
+    from stalwart_site.bootstrap import setup
 
     path = load_agent_file(agent_file).path  # refuses an invalid file before anything is served
-    os.environ["STALWART_AGENT_FILE"] = str(path)
-    if agent:
-        os.environ["STALWART_AGENT"] = agent
-    if secret:
-        os.environ["STALWART_RESUME_SECRET"] = secret
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stalwart_site.settings")
-    import django
-
-    django.setup()
-    from django.conf import settings
-
-    settings.AGENT_FILE = str(path)
-    if secret:
-        settings.STALWART_RESUME_SECRET = secret
-    if migrate:
-        from django.core.management import call_command
-
-        call_command("migrate", interactive=False, verbosity=0)
+    setup(agent_file=path, agent=agent, resume_secret=secret, migrate=migrate)
     from approvals.notify import set_listeners
 
     set_listeners(list(on_interrupt or []))

@@ -8,51 +8,31 @@ Variables (all listed in ``.env.example``):
 
 from __future__ import annotations
 
-import os
-import secrets
-import time
 from pathlib import Path
 from urllib.parse import urlparse
 
 import environ
-
-from catalogue.agentfile import read_storage
+from django.core.exceptions import ImproperlyConfigured
 
 env = environ.Env()
 
 # --- Paths -----------------------------------------------------------------
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env.str("STALWART_DATA_DIR", default=".stalwart")).resolve()
-DATA_DIR.mkdir(parents=True, exist_ok=True)
 AGENT_FILE = env.str("STALWART_AGENT_FILE", default="") or None
 
 # --- Security ----------------------------------------------------------------
 DEBUG = env.bool("DEBUG", default=False)
 
 
-def _secret_key() -> str:
-    """SECRET_KEY from the environment, else generated once and kept in the
-    data folder (never a hard-coded default)."""
-    from_env = env.str("SECRET_KEY", default="")
-    if from_env:
-        return from_env
-    path = DATA_DIR / "secret_key"
-    try:  # O_EXCL: of two first starts at once, one writes the key and both read it
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        pass
-    else:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(secrets.token_urlsafe(50))
-    for _ in range(50):
-        key = path.read_text(encoding="utf-8").strip()
-        if key:
-            return key
-        time.sleep(0.02)
-    raise RuntimeError(f"{path} is empty: delete it, or set SECRET_KEY")
-
-
-SECRET_KEY = _secret_key()
+# Made and kept in the data folder by stalwart_site.bootstrap on first start
+# when unset; never a hard-coded default.
+SECRET_KEY = env.str("SECRET_KEY", default="")
+if not SECRET_KEY.strip():
+    raise ImproperlyConfigured(
+        "SECRET_KEY is not set: start through `stalwart` or manage.py (which keep one in the data folder), "
+        "or set SECRET_KEY."
+    )
 PUBLIC_URL = env.str("STALWART_PUBLIC_URL", default="").rstrip("/")
 _public = urlparse(PUBLIC_URL) if PUBLIC_URL else None
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
@@ -128,9 +108,9 @@ USE_TZ = True
 TIME_ZONE = "UTC"
 
 # --- Database --------------------------------------------------------------------
-# DATABASE_URL, else the agent file's `storage:`, else runs.db in the data folder.
-_db_url = env.str("DATABASE_URL", default="") or (read_storage(AGENT_FILE) if AGENT_FILE else None)
-DATABASES = {"default": env.db_url_config(_db_url or "sqlite:///runs.db")}
+# DATABASE_URL (the bootstrap fills it from the agent file's `storage:` when
+# unset), else runs.db in the data folder.
+DATABASES = {"default": env.db_url_config(env.str("DATABASE_URL", default="") or "sqlite:///runs.db")}
 _db = DATABASES["default"]
 if _db["ENGINE"] == "django.db.backends.sqlite3":
     if _db["NAME"] not in ("", ":memory:") and not Path(_db["NAME"]).is_absolute():

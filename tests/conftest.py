@@ -1,14 +1,13 @@
 """Test set-up shared by every tier.
 
 The data folder and the agent file are chosen before Django reads its
-settings: a throw-away data folder per test session (the shop's state lives
-in it), the example shop as the agent file.
+settings, by ``tests/bootstrap.py`` (loaded as a plugin): a throw-away data
+folder per test session (the shop's state lives in it), the example shop as
+the agent file.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,23 +15,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SHOP = ROOT / "examples" / "shop" / "agent.yaml"
 
-os.environ.setdefault("STALWART_DATA_DIR", tempfile.mkdtemp(prefix="stalwart-tests-"))
-os.environ["STALWART_AGENT_FILE"] = str(SHOP)
-os.environ.pop("STALWART_SHOP_FAULTS", None)
-
 
 @pytest.fixture(autouse=True)
 def _agent_file(request: pytest.FixtureRequest) -> None:
-    """Django's settings were read before this file: point them at the shop."""
+    """Each database test starts with the shop, whatever an earlier test served."""
     if "django_db_setup" not in request.fixturenames and "db" not in request.fixturenames:
         return
-    from django.conf import settings
-
     from catalogue import registry
 
-    if settings.AGENT_FILE != str(SHOP):
-        settings.AGENT_FILE = str(SHOP)
-        registry.forget()
+    registry.use(str(SHOP))
 
 
 @pytest.fixture

@@ -10,11 +10,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from approvals.notify import take_failures
 from catalogue import registry
 from catalogue.agentfile import LANGUAGES
-from stalwart_site.errors import BadRequest, NotFound, TooLarge
-from threads.pauses import open_pauses
+from threads.engine import open_pauses, take_failures, turn_submit
+from threads.errors import BadRequest, NotFound, TooLarge
 from threads.selectors import (
     SESSION_HEADER,
     THREAD_ID_RE,
@@ -23,7 +22,6 @@ from threads.selectors import (
     session_of,
     thread_access,
 )
-from threads.services import turn_submit
 
 DETAIL_TURN_TOO_LONG = "A turn is at most {limit} characters."
 DETAIL_THREAD_ID = "A thread id is 1 to 128 letters, digits, '-', '_', '.' or ':'."

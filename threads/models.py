@@ -165,6 +165,16 @@ class Interrupt(models.Model):
         return f"{self.kind} {self.tool} ({self.status})"
 
 
+# The answers each kind of pause takes (SPEC §7.1), in the order they are offered.
+PAUSE_ANSWERS: dict[str, tuple[str, ...]] = {
+    Interrupt.Kind.CONFIRM: ("approve", "skip", "cancel_all"),
+    Interrupt.Kind.OUTCOME_UNKNOWN: ("happened", "did_not_happen"),
+    Interrupt.Kind.SAGA_STUCK: ("retry", "done_by_hand", "abandon"),
+    Interrupt.Kind.ASK: ("answer",),
+    Interrupt.Kind.DELEGATE: ("approve", "decline"),
+}
+
+
 class Receipt(models.Model):
     """What was sent for a write, before it was sent (SPEC §9)."""
 
@@ -194,6 +204,8 @@ class Receipt(models.Model):
 
 
 class Event(models.Model):
+    """One entry of a thread's trace; ``type`` is one of ``threads.engine.EventType``."""
+
     thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveBigIntegerField()
     type = models.CharField(max_length=20)

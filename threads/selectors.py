@@ -10,10 +10,9 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from stalwart_site.errors import NotFound
+from threads.engine import Advance, open_pauses
+from threads.errors import NotFound
 from threads.models import Step, Thread
-from threads.pauses import open_pauses
-from threads.services import Advance
 
 SESSION_HEADER = "Stalwart-Session"
 _SESSION_RE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")

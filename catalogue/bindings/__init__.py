@@ -11,56 +11,24 @@ the engine never sends the write again blindly.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
+from catalogue.bindings.http import invoke_http
+from catalogue.bindings.langchain import invoke_langchain
+from catalogue.bindings.mcp import invoke_mcp
+from catalogue.bindings.outcome import (
+    AMBIGUOUS,
+    Outcome,
+    OutcomeUnknown,
+    ToolRefused,
+    Transport,
+    call_in_process,
+)
+from catalogue.bindings.python import invoke_python
 from catalogue.tools import Tool
 
-Transport = Literal["ok", "refused", "error", "timeout", "no_response"]
-AMBIGUOUS: frozenset[str] = frozenset({"timeout", "no_response"})
-
-
-class OutcomeUnknown(Exception):
-    """Raised by a Python tool whose effect may have happened (a lost reply).
-
-    ``TimeoutError`` means the same (SPEC §9).
-    """
-
-
-class ToolRefused(Exception):
-    """Raised by a tool that refused the call before any effect (a 4xx, say)."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    transport: Transport
-    result: Any = None
-    error: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.transport == "ok"
-
-    @property
-    def ambiguous(self) -> bool:
-        return self.transport in AMBIGUOUS
-
-
-def call_in_process(func: Callable[[], Any]) -> Outcome:
-    """Run an in-process tool call and classify what happened (SPEC §9):
-    ``TimeoutError``/``OutcomeUnknown`` -> ``timeout`` (ambiguous),
-    ``ToolRefused`` -> ``refused``, any other exception -> ``error``."""
-    try:
-        result = func()
-    except (TimeoutError, OutcomeUnknown) as exc:
-        return Outcome("timeout", error=str(exc) or "the tool's reply was lost")
-    except ToolRefused as exc:
-        return Outcome("refused", error=str(exc))
-    except Exception as exc:  # the tool's own failure: reported, never retried blindly
-        return Outcome("error", error=f"{type(exc).__name__}: {exc}")
-    return Outcome("ok", result=result)
-
+__all__ = ["AMBIGUOUS", "Outcome", "OutcomeUnknown", "ToolRefused", "Transport", "call_in_process", "invoke"]
 
 def invoke(
     tool: Tool,
@@ -72,19 +40,11 @@ def invoke(
 ) -> Outcome:
     binding = tool.binding
     if "python" in binding:
-        from catalogue.bindings.python import invoke_python
-
         return invoke_python(tool, arguments, base_dir=base_dir)
     if "http" in binding:
-        from catalogue.bindings.http import invoke_http
-
         return invoke_http(tool, arguments, idempotency_key=idempotency_key, timeout=timeout)
     if "mcp" in binding:
-        from catalogue.bindings.mcp import invoke_mcp
-
         return invoke_mcp(tool, arguments, timeout=timeout, base_dir=base_dir)
     if "langchain" in binding:
-        from catalogue.langchain import invoke_langchain
-
         return invoke_langchain(tool, arguments)
     return Outcome("error", error=f"tool {tool.name!r} has no binding")

@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 import httpx
 
-from catalogue.bindings import Outcome
+from catalogue.bindings.outcome import Outcome
 from catalogue.tools import Tool
 
 MISSING_ARGUMENT = "the argument '{name}' is required"

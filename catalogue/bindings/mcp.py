@@ -27,6 +27,8 @@ import asyncio
 import atexit
 import json
 import os
+import shlex
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -34,7 +36,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from catalogue.bindings import Outcome
+from catalogue.bindings.outcome import Outcome
 from catalogue.tools import Tool
 
 START_FAILED = "the MCP server {server!r} could not be started: {reason}"
@@ -44,6 +46,23 @@ NO_SERVER = "the tool's mcp binding names no server"
 
 START_TIMEOUT = 20.0
 PING_TIMEOUT = 5.0
+
+
+EMPTY_COMMAND = "the MCP server command is empty"
+
+
+def server_argv(command: str) -> list[str]:
+    """The command's words; a bare ``python``/``python3`` is this interpreter.
+
+    Why: a catalogue written on one machine names ``python server.py``; the
+    interpreter that has the SDK installed is the one running Stalwart.
+    """
+    argv = shlex.split(command)
+    if not argv:
+        raise ValueError(EMPTY_COMMAND)
+    if argv[0] in ("python", "python3"):
+        argv[0] = sys.executable
+    return argv
 
 
 @asynccontextmanager
@@ -105,8 +124,6 @@ class _Connection:
             else:
                 from mcp import StdioServerParameters
                 from mcp.client.stdio import stdio_client
-
-                from catalogue.importers.mcp import server_argv
 
                 argv = server_argv(self.server)
                 params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ), cwd=self.cwd)

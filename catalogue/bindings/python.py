@@ -14,7 +14,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from catalogue.bindings import Outcome, call_in_process
+from catalogue.bindings.outcome import Outcome, call_in_process
 from catalogue.tools import Tool
 
 _JSON_TYPES: dict[Any, str] = {
@@ -81,7 +81,7 @@ def signature_schema(func: Callable[..., Any]) -> dict[str, Any]:
     """The input schema a Python tool's signature and type hints give."""
     try:
         hints = typing.get_type_hints(func)
-    except Exception:
+    except (NameError, TypeError, AttributeError):  # a hint naming what the module cannot resolve
         hints = {}
     props: dict[str, Any] = {}
     required: list[str] = []

@@ -22,12 +22,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shlex
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from catalogue.bindings.mcp import http_transport, server_argv
 from catalogue.importers import SourceError, declarations_from
 from catalogue.tools import Tool
 
@@ -39,27 +38,12 @@ DUPLICATE_NAME = "two tools are named {name!r}"
 SERVER_FAILED = "the MCP server could not be listed: {reason}"
 SERVER_CLOSED = "the server closed the connection before answering (did it exit at start?)"
 SERVER_SILENT = "the MCP server did not answer within {timeout:g}s"
-EMPTY_COMMAND = "the MCP server command is empty"
 
 LIST_TIMEOUT = 20.0
 
 
 def is_http_address(server: str) -> bool:
     return server.startswith(("http://", "https://"))
-
-
-def server_argv(command: str) -> list[str]:
-    """The command's words; a bare ``python``/``python3`` is this interpreter.
-
-    Why: a catalogue written on one machine names ``python server.py``; the
-    interpreter that has the SDK installed is the one running Stalwart.
-    """
-    argv = shlex.split(command)
-    if not argv:
-        raise ValueError(EMPTY_COMMAND)
-    if argv[0] in ("python", "python3"):
-        argv[0] = sys.executable
-    return argv
 
 
 def tools_from_list(data: Any, *, server: str, place: str = "tools/list") -> list[Tool]:
@@ -126,8 +110,6 @@ async def _list_live(server: str, *, cwd: str | None) -> list[dict[str, Any]]:
     from mcp import ClientSession
 
     if is_http_address(server):
-        from catalogue.bindings.mcp import http_transport
-
         async with http_transport(server) as (read, write, *_):
             async with ClientSession(read, write) as session:
                 await session.initialize()

@@ -172,7 +172,7 @@ class ShopHandler(BaseHTTPRequestHandler):
             # The effect happened and the reply is lost: close without answering.
             self.close_connection = True
             self.connection.shutdown(2)
-        except Exception as exc:
+        except Exception as exc:  # like any service: a failure it did not foresee is its 500
             self._answer(500, {"error": "failed", "detail": str(exc)})
         else:
             self._answer(200, result)

@@ -18,7 +18,7 @@ from tests.support.server import ROOT, SHOP, Server
 
 
 def stalwart(*args: str, data_dir: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE")}
+    full_env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE", "SECRET_KEY")}
     full_env.update({"STALWART_DATA_DIR": str(data_dir), **(env or {})})
     return subprocess.run([sys.executable, "-m", "stalwart_site.cli", *args], cwd=ROOT, env=full_env,
                           capture_output=True, text=True, timeout=120)
@@ -95,7 +95,7 @@ def test_check_deploy_is_clean_with_production_settings(data_dir, public_url):
 
 
 def test_the_commands_are_manage_py_commands_too(data_dir):
-    env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE")}
+    env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE", "SECRET_KEY")}
     env.update({"STALWART_DATA_DIR": str(data_dir)})
 
     def manage(*args: str) -> subprocess.CompletedProcess[str]:
@@ -120,7 +120,7 @@ def test_the_desk_works_in_a_plain_script(data_dir):
         "print(desk.confirm('u-17', 'approve').text)\n"
     )
     env = {k: v for k, v in os.environ.items()
-           if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE", "DATABASE_URL")}
+           if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE", "DATABASE_URL", "SECRET_KEY")}
     env["STALWART_DATA_DIR"] = str(data_dir)
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
                             timeout=120)

@@ -38,7 +38,7 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> Server:
-        env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE")}
+        env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE", "SECRET_KEY")}
         env.update({"STALWART_DATA_DIR": str(self.data_dir), "PYTHONUNBUFFERED": "1"})
         env.update(self.extra_env)
         self._log = open(self.log_path, "a")  # noqa: SIM115 - closed in stop()

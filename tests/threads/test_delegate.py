@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from catalogue.model import MESSAGES
+from catalogue.llm import MESSAGES
 from examples.shop import tools as shop
 from tests.conftest import SHOP
 from tests.fakes.chat_server import FakeChatServer, clarify_reply, text_reply, tool_calls_reply

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
+from approvals.errors import InvalidDecision, Stale
 from catalogue.check import SENTENCE_WITHDRAWN
 from examples.shop import tools as shop
-from stalwart_site.errors import InvalidDecision, NotFound, Stale
+from threads.errors import NotFound
 from threads.models import Event, Interrupt, Receipt, Run, Step
 from threads.texts import TEXTS
 
@@ -114,7 +115,7 @@ def test_cancel_all_leaves_out_this_and_every_later_call(desk):
 
 def test_pause_ids_are_derived_not_random(desk):
     first = desk.say("t-derived", "charge 40 to order 4411").waiting[0]
-    from threads.pauses import pause_open
+    from threads.engine import pause_open
 
     run = Run.objects.get()
     again = pause_open(run=run, step=Step.objects.get(), kind="confirm", tool="charge_card",
@@ -230,7 +231,7 @@ def test_a_missing_argument_asks_and_the_answer_carries_the_run_on(desk):
 
 
 def test_an_answer_of_the_wrong_kind_is_invalid_and_the_question_stays_open(desk):
-    from stalwart_site.errors import InvalidAnswer
+    from approvals.errors import InvalidAnswer
 
     desk.say("t-ask-bad", "show order")
     for bad in ({"kind": "choice", "index": 0}, {"kind": "open", "text": ""}, "4411"):

@@ -42,8 +42,8 @@ from typing import Any, Final
 
 import httpx
 
-from approvals.questions import QuestionError, make_question
 from catalogue.plan import Argument, Call
+from catalogue.questions import QuestionError, make_question
 from catalogue.tools import Tool
 
 logger = logging.getLogger("stalwart.model")

@@ -1,7 +1,7 @@
 """The model hand-off of an unread turn, once a person said ``approve``.
 
 The turn, the conversation so far and the catalogue minus withdrawn tools go
-to the agent's model (``catalogue.model.delegate``). What comes back:
+to the agent's model (``catalogue.llm.delegate``). What comes back:
 calls -> steps whose arguments have origin ``model``, decided by the same
 check (so a write pauses with ``argument_origin`` reasons); a ``clarify``
 question -> an ``ask`` pause whose answer goes back to the model; plain text
@@ -11,12 +11,18 @@ question -> an ``ask`` pause whose answer goes back to the model; plain text
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 
 from catalogue import registry
-from catalogue.model import delegate
+from catalogue.llm import delegate
+from threads.engine.advance import run_advance
+from threads.engine.lifecycle import Advance, run_status_set
+from threads.engine.pauses import pause_open
+from threads.engine.replies import reply_write
+from threads.engine.steps import steps_create
 from threads.models import Interrupt, Message, Run
-from threads.services import Advance, _run_finish, reply_write, run_advance, steps_create
 
 HISTORY_MESSAGES = 20
 
@@ -32,12 +38,10 @@ def delegate_run(run: Run, advance: Advance) -> Advance:
         history, turn = [*history, {"role": "user", "content": run.text}, *asked[:-1]], asked[-1]["content"]
     answer = delegate(config, turn=turn, history=history, tools=tools, language=run.language)
     if not answer.ok:
-        _run_finish(run, Run.Status.DONE)
+        run_status_set(run, Run.Status.DONE)
         advance.lines.append(answer.detail)
         return reply_write(advance)
     if answer.question is not None:
-        from threads.pauses import pause_open
-
         question = dict(answer.question)
         with transaction.atomic():
             asked_before = run.interrupts.filter(kind=Interrupt.Kind.ASK).count()
@@ -45,7 +49,6 @@ def delegate_run(run: Run, advance: Advance) -> Advance:
                 "question": question.get("prompt", ""), "ask": question, "argument": None, "tools": [],
                 "delegate": True, "arguments": [], "reasons": ["ask"], "irreversible": False,
             })
-            Run.objects.filter(pk=run.id).update(status=Run.Status.WAITING)
         advance.lines.append(str(question.get("prompt", "")))
         return reply_write(advance)
     if answer.calls:
@@ -54,7 +57,7 @@ def delegate_run(run: Run, advance: Advance) -> Advance:
         if answer.detail:
             advance.lines.append(answer.detail)
         return run_advance(run.id, advance=advance)
-    _run_finish(run, Run.Status.DONE)
+    run_status_set(run, Run.Status.DONE)
     advance.lines.append(answer.text or answer.detail)
     return reply_write(advance)
 
@@ -71,7 +74,7 @@ def _asked(run: Run) -> list[dict[str, str]]:
     return out
 
 
-def _choice(payload: dict, answer: dict) -> str:
+def _choice(payload: dict[str, Any], answer: dict[str, Any]) -> str:
     choices = (payload.get("ask") or {}).get("choices") or []
     index = answer.get("index")
     return str(choices[index]) if isinstance(index, int) and 0 <= index < len(choices) else ""

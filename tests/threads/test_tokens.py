@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from approvals.tokens import canonical, pause_id, pause_token, request_hash, token_matches
+from threads.tokens import canonical, pause_id, pause_token, request_hash, token_matches
 
 ARGS = [{"name": "amount", "value": 40, "origin": "typed"}, {"name": "order_id", "value": "4411", "origin": "typed"}]
 

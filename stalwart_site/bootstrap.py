@@ -1,0 +1,107 @@
+"""The one way Stalwart starts: the CLI, ``serve``/``make_app``, ``Desk``,
+``manage.py`` and the test suite all come through here.
+
+``prepare`` sets the environment Django's settings read (settings read the
+environment and nothing else): it makes the data folder, keeps a generated
+``SECRET_KEY`` there on first start when none is set, and turns the agent
+file's ``storage:`` into ``DATABASE_URL`` when that is unset. ``setup``
+then starts Django (once per process) and migrates; called again in the same
+process with another agent file, it points the registry at that file.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from pathlib import Path
+
+from catalogue.agentfile import read_storage
+
+SECRET_FILE = "secret_key"
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("STALWART_DATA_DIR") or ".stalwart").resolve()
+
+
+def kept_secret_key(folder: Path) -> str:
+    """The data folder's secret key, generated on first start (never a hard-coded default)."""
+    path = folder / SECRET_FILE
+    try:  # O_EXCL: of two first starts at once, one writes the key and both read it
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(secrets.token_urlsafe(50))
+    for _ in range(50):
+        key = path.read_text(encoding="utf-8").strip()
+        if key:
+            return key
+        time.sleep(0.02)
+    raise RuntimeError(f"{path} is empty: delete it, or set SECRET_KEY")
+
+
+def prepare(
+    *,
+    agent_file: str | Path | None = None,
+    agent: str | None = None,
+    resume_secret: str | None = None,
+    operator_token: str | None = None,
+    public_url: str | None = None,
+) -> None:
+    """Set the environment for Django's settings; call before Django starts."""
+    given = {
+        "STALWART_AGENT_FILE": str(agent_file) if agent_file else None,
+        "STALWART_AGENT": agent,
+        "STALWART_RESUME_SECRET": resume_secret,
+        "QLS_OPERATOR_TOKEN": operator_token,
+        "STALWART_PUBLIC_URL": public_url,
+    }
+    for name, value in given.items():
+        if value:
+            os.environ[name] = value
+    folder = data_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    os.environ["STALWART_DATA_DIR"] = str(folder)
+    if not os.environ.get("SECRET_KEY"):
+        os.environ["SECRET_KEY"] = kept_secret_key(folder)
+    path = os.environ.get("STALWART_AGENT_FILE")
+    if path and not os.environ.get("DATABASE_URL"):
+        storage = read_storage(path)
+        if storage:
+            os.environ["DATABASE_URL"] = storage
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stalwart_site.settings")
+
+
+def setup(
+    *,
+    agent_file: str | Path | None = None,
+    agent: str | None = None,
+    resume_secret: str | None = None,
+    operator_token: str | None = None,
+    public_url: str | None = None,
+    migrate: bool = True,
+) -> None:
+    """Start Django for ``agent_file`` (once per process) and migrate the database."""
+    import django
+    from django.conf import settings
+
+    if not settings.configured:
+        prepare(agent_file=agent_file, agent=agent, resume_secret=resume_secret,
+                operator_token=operator_token, public_url=public_url)
+        django.setup()
+    else:
+        # Django is up already (a test session, or a team's own process): the
+        # new agent file and secret apply from here on.
+        from catalogue import registry
+
+        if agent_file:
+            registry.use(str(agent_file), agent)
+        if resume_secret:
+            settings.STALWART_RESUME_SECRET = resume_secret
+    if migrate:
+        from django.core.management import call_command
+
+        call_command("migrate", interactive=False, verbosity=0)

@@ -1,0 +1,38 @@
+"""The run engine: every state change of a thread goes through here.
+
+A person's turn is planned and becomes a **run** whose calls are **steps**
+(``turns``). ``run_advance`` takes the steps in order, each to its end, until
+one waits for a person or all are done (``advance``); a step's call runs in
+``execute``, which stores a write's receipt before sending it. A pause is
+opened in one place (``pauses.pause_open``); the answering side
+(``approvals.answers``) claims an answer and calls ``run_advance`` again.
+Nothing lives in the process between a question and its answer: a run is
+carried on from its rows alone, by whichever worker receives the answer.
+
+Modules, lowest first: ``lifecycle`` (the one place a run's or a step's
+status changes), ``events`` (the thread's numbered trace), ``hooks`` (who is
+told of a new pause), ``values`` (arguments as the tool takes them),
+``replies``, ``pauses``, ``execute``, ``advance``, ``delegate`` (the model
+hand-off), ``turns``.
+
+Transactions: each state change (with its events) commits on its own. A
+tool's effect cannot be rolled back with the database, so a write's step is
+marked ``running`` and its receipt stored *before* it is sent, and its outcome
+recorded in a second transaction after.
+"""
+
+from threads.engine.advance import run_advance
+from threads.engine.delegate import delegate_run
+from threads.engine.events import EventType, event_append
+from threads.engine.hooks import take_failures
+from threads.engine.lifecycle import Advance, LifecycleError, run_status_set, step_status_set, steps_cancel
+from threads.engine.pauses import expire_questions, open_pauses, pause_open, present, token_for
+from threads.engine.replies import reply_write
+from threads.engine.steps import steps_create
+from threads.engine.turns import thread_open, turn_submit
+
+__all__ = [
+    "Advance", "EventType", "LifecycleError", "delegate_run", "event_append", "expire_questions", "open_pauses",
+    "pause_open", "present", "reply_write", "run_advance", "run_status_set", "step_status_set", "steps_cancel",
+    "steps_create", "take_failures", "thread_open", "token_for", "turn_submit",
+]

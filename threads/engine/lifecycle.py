@@ -1,0 +1,110 @@
+"""The one place a run's or a step's status changes.
+
+A run's life::
+
+    running --> waiting (a pause is open) --> running ... --> done
+       |            |--> superseded (a new turn)   \\--> cancelled (cancel_all)
+       \\--> done | cancelled                         done (a question timed out)
+
+``run_status_set`` allows only these transitions, as one conditional UPDATE
+(``... WHERE status IN (<the states it may come from>)``), and stamps
+``updated_at``. A transition the lifecycle has not got raises
+``LifecycleError``: a bug in the engine, never a person's mistake.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.utils import timezone
+
+from threads.models import Message, Run, Step
+
+S = Run.Status
+# For each status, the statuses a run may reach it from. Setting the status a
+# run already has is allowed where it is harmless (a run found done again).
+RUN_SOURCES: dict[str, frozenset[str]] = {
+    S.RUNNING: frozenset({S.RUNNING, S.WAITING}),
+    S.WAITING: frozenset({S.RUNNING, S.WAITING}),
+    S.DONE: frozenset({S.RUNNING, S.WAITING, S.DONE}),
+    S.CANCELLED: frozenset({S.RUNNING, S.WAITING}),
+    S.SUPERSEDED: frozenset({S.RUNNING, S.WAITING}),
+}
+
+# Steps that need nothing more: the engine never takes them again.
+FINISHED: frozenset[str] = frozenset({
+    Step.Status.SUCCEEDED, Step.Status.FAILED, Step.Status.REFUSED, Step.Status.SKIPPED,
+    Step.Status.CANCELLED, Step.Status.SUPERSEDED, Step.Status.OUTCOME_UNKNOWN,
+})
+# Steps that a cancel leaves as they are: what they did is already said.
+ENDED: frozenset[str] = frozenset({
+    Step.Status.SUCCEEDED, Step.Status.FAILED, Step.Status.REFUSED, Step.Status.SKIPPED,
+})
+
+
+class LifecycleError(RuntimeError):
+    pass
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}-{secrets.token_hex(12)}"
+
+
+@dataclass
+class Advance:
+    """What one call into the engine did, for the reply."""
+
+    run: Run
+    lines: list[str] = field(default_factory=list)
+    reply: Message | None = None
+
+
+def run_status_set(run: Run | str, status: str, *, only_from: Iterable[str] | None = None) -> bool:
+    """Move a run to ``status``; call inside the transaction that makes the change.
+
+    With ``only_from``, the move happens only from those statuses and a run
+    in any other is left alone (False). Without it, the run must be in a
+    status the lifecycle allows ``status`` from, else ``LifecycleError``.
+    """
+    run_id = run if isinstance(run, str) else run.pk
+    sources = frozenset(only_from) if only_from is not None else RUN_SOURCES[status]
+    changed = Run.objects.filter(pk=run_id, status__in=sources).update(status=status, updated_at=timezone.now())
+    if not changed and only_from is None:
+        current = Run.objects.filter(pk=run_id).values_list("status", flat=True).first()
+        raise LifecycleError(f"run {run_id} cannot go from {current!r} to {status!r}: "
+                             f"the lifecycle allows it only from {sorted(sources)}")
+    if changed and isinstance(run, Run):
+        run.status = status
+    return bool(changed)
+
+
+def step_status_set(step: Step, status: str, *, rule: str = "", sentence: str = "") -> None:
+    """Save a step's new status with what the engine filled in on it."""
+    step.status = status
+    fields = ["status", "arguments", "reasons", "irreversible", "updated_at"]
+    if rule:
+        step.rule, step.sentence = rule, sentence
+        fields += ["rule", "sentence"]
+    if step.result is not None:
+        fields.append("result")
+    if step.error:
+        fields.append("error")
+    if step.compensation is not None:
+        fields.append("compensation")
+    step.save(update_fields=fields)
+
+
+def steps_cancel(run: Run, *, from_index: int) -> None:
+    """``cancel_all``: this step and every later one are left out."""
+    run.steps.filter(index__gte=from_index).exclude(status__in=ENDED).update(
+        status=Step.Status.CANCELLED, updated_at=timezone.now()
+    )
+
+
+def steps_supersede(run_id: str) -> None:
+    """A new turn set the run aside: what had not started never will."""
+    Step.objects.filter(run_id=run_id, status__in=[Step.Status.WAITING, Step.Status.PLANNED]).update(
+        status=Step.Status.SUPERSEDED, updated_at=timezone.now()
+    )

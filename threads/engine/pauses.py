@@ -1,0 +1,127 @@
+"""Opening pauses and showing them (SPEC §7, §10).
+
+``pause_open`` is the one place a pause opens: the row, the step and the run
+set waiting, the ``waiting`` event, and the listeners told after commit, in
+the caller's transaction. A pause's id is derived (``threads.tokens``): the
+same call paused for the same reason at the same point has the same id. Its
+token is never stored: it is recomputed from the pause under ``SECRET_KEY``.
+Answering is the other side's (``approvals.answers``).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from catalogue.questions import is_timed_out
+from threads.engine.events import EventType, event_append
+from threads.engine.hooks import pause_opened
+from threads.engine.lifecycle import Advance, run_status_set, step_status_set
+from threads.engine.replies import reply_write
+from threads.models import PAUSE_ANSWERS, Interrupt, Run, Step
+from threads.texts import text
+from threads.tokens import pause_id, pause_token
+
+
+def pause_open(
+    *, run: Run, step: Step | None, kind: str, tool: str, payload: dict[str, Any], generation: int = 0
+) -> Interrupt:
+    """Open a pause and set its step and run waiting."""
+    with transaction.atomic():
+        index = step.index if step else None
+        generation = step.generation if step else generation
+        # A question's identity is also what it asks (which argument, or which tools):
+        # two questions on one step are two pauses.
+        asked = [payload.get("argument"), payload.get("tools")] if kind == Interrupt.Kind.ASK else []
+        pid = pause_id(run_id=run.id, step=index, kind=kind, generation=generation,
+                       arguments=[payload.get("arguments"), *asked])
+        expires = None
+        if kind == Interrupt.Kind.ASK:
+            expires = timezone.now() + timedelta(seconds=settings.STALWART_ASK_TIMEOUT)
+        pause, created = Interrupt.objects.get_or_create(
+            id=pid,
+            defaults={"thread_id": run.thread_id, "run": run, "step": step, "agent": run.agent, "kind": kind,
+                      "tool": tool, "payload": {**payload, "choices": list(PAUSE_ANSWERS[kind])},
+                      "expires_at": expires},
+        )
+        if created:
+            # The event keeps what was asked, never the token (SPEC §7.2: tokens are not stored).
+            shown = {k: v for k, v in present(pause).items() if k != "token"}
+            event_append(run.thread_id, EventType.WAITING, shown)
+            transaction.on_commit(lambda: pause_opened(pause))
+        if step is not None:
+            step_status_set(step, Step.Status.WAITING)
+        run_status_set(run, Run.Status.WAITING)
+    return pause
+
+
+def token_for(pause: Interrupt) -> str:
+    return pause_token(
+        settings.SECRET_KEY, pause=pause.id, tool=pause.tool, arguments=pause.payload.get("arguments"),
+        run_id=pause.run_id, step=step_index(pause),
+    )
+
+
+def step_index(pause: Interrupt) -> int | None:
+    return pause.step.index if pause.step_id else None
+
+
+def present(pause: Interrupt) -> dict[str, Any]:
+    """A PAUSE as SPEC §10 shows it."""
+    p = pause.payload
+    out: dict[str, Any] = {
+        "id": pause.id,
+        "kind": pause.kind,
+        "tool": pause.tool,
+        "question": p.get("question", ""),
+        "arguments": p.get("arguments", []),
+        "reasons": p.get("reasons", []),
+        "irreversible": bool(p.get("irreversible")),
+        "choices": p.get("choices", list(PAUSE_ANSWERS[pause.kind])),
+        "token": token_for(pause),
+        "step": step_index(pause),
+    }
+    if pause.kind == Interrupt.Kind.ASK:
+        out["ask"] = p.get("ask")
+        out["argument"] = p.get("argument")
+    return out
+
+
+def expire_questions(thread_id: str, open_: list[Interrupt] | None = None) -> bool:
+    """Close questions past their timeout as ``timed_out`` (SPEC §7.5).
+    True when any closed."""
+    now = timezone.now()
+    if open_ is None:
+        open_ = list(Interrupt.objects.filter(thread_id=thread_id, status=Interrupt.Status.OPEN))
+    # One rule for the deadline (catalogue.questions.is_timed_out): reaching it counts as past it.
+    due = [p for p in open_ if p.expires_at is not None and is_timed_out(p.expires_at, now, 0)]
+    for pause in due:
+        with transaction.atomic():
+            if not Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(
+                status=Interrupt.Status.TIMED_OUT, answered_at=now
+            ):
+                continue  # answered or closed by another worker meanwhile
+            if pause.step_id:
+                step = Step.objects.get(pk=pause.step_id)
+                step_status_set(step, Step.Status.CANCELLED)
+            run_status_set(pause.run_id, Run.Status.DONE)
+            event_append(thread_id, EventType.ANSWERED, {"interrupt": pause.id, "status": "timed_out"})
+        run = Run.objects.get(pk=pause.run_id)
+        reply_write(Advance(run=run, lines=[text(run.language, "timed_out")]))
+    return bool(due)
+
+
+def open_pauses(thread_id: str) -> list[dict[str, Any]]:
+    """The thread's open pauses, oldest first, questions past their time closed first."""
+    def query() -> list[Interrupt]:
+        return list(Interrupt.objects.filter(thread_id=thread_id, status=Interrupt.Status.OPEN)
+                    .select_related("step").order_by("created_at", "id"))
+
+    pauses = query()
+    if expire_questions(thread_id, pauses):
+        pauses = query()
+    return [present(p) for p in pauses]

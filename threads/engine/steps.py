@@ -1,0 +1,28 @@
+"""A plan's (or the model's) calls as a run's steps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catalogue.plan import Call
+from catalogue.tools import Tool
+from threads.models import Run, Step
+
+
+def steps_create(run: Run, calls: list[Call], tools: dict[str, Tool]) -> None:
+    """The calls as steps, numbered after any the run has (inside the caller's transaction)."""
+    offset = run.steps.count()
+    for call in calls:
+        tool = tools.get(call.tool)
+        Step.objects.create(
+            run=run, index=offset + call.step, tool=call.tool, kind=tool.kind if tool else "write",
+            arguments=[_renumbered(a.to_json(), offset) for a in call.arguments],
+        )
+
+
+def _renumbered(arg: dict[str, Any], offset: int) -> dict[str, Any]:
+    """``result:<step>`` of a call numbered from 1 becomes the run's own step number."""
+    origin = str(arg.get("origin", ""))
+    if offset and origin.startswith("result:") and origin[7:].isdigit():
+        arg["origin"] = f"result:{int(origin[7:]) + offset}"
+    return arg
