@@ -149,4 +149,17 @@ class ConfigApi(APIView):
                 for t in agent.tools if t.name not in withdrawn
             ],
             "agents": [a.name for a in registry.agent_file().agents],
+            # Whether GET /threads/{id}/stream is served: the widget follows it
+            # only then, and otherwise reads each request's answer alone.
+            "stream": _has_route("/threads/_/stream"),
         })
+
+
+def _has_route(path: str) -> bool:
+    from django.urls import Resolver404, resolve
+
+    try:
+        resolve(path)
+    except Resolver404:
+        return False
+    return True
