@@ -105,6 +105,7 @@ export class StalwartChatElement extends StalwartElement {
   }
 
   tearDown() {
+    this.resizes?.disconnect();
     this.controller?.abort();
     this.source?.close?.();
     this.source = null;
@@ -236,6 +237,16 @@ export class StalwartChatElement extends StalwartElement {
       this.steps);
     this.shadowRoot.addEventListener("stalwart-decision", (event) => this.sendDecision(event));
     this.shadowRoot.append(this.frame);
+    // Read at the bottom, the conversation stays at the bottom when it or the window changes size
+    // (a card opening its details, a notice below the composer); scrolled up, it stays put.
+    this.atBottom = true;
+    this.scroller.addEventListener("scroll", () => {
+      const s = this.scroller;
+      this.atBottom = s.scrollHeight - s.scrollTop - s.clientHeight < 24;
+    }, { passive: true });
+    this.resizes = new ResizeObserver(() => { if (this.atBottom) this.scrollDown(); });
+    this.resizes.observe(this.scroller);
+    this.resizes.observe(this.log);
     this.showExtras();
     this.showWords();
   }
@@ -316,9 +327,9 @@ export class StalwartChatElement extends StalwartElement {
     if (s) s.scrollTop = s.scrollHeight;
   }
 
-  add(node, before) {
-    if (before?.isConnected) before.replaceWith(node);
-    else this.log.append(node);
+  add(node) {
+    this.log.append(node);
+    this.atBottom = true;
     this.scrollDown();
     return node;
   }
@@ -540,7 +551,9 @@ export class StalwartChatElement extends StalwartElement {
 
   showPause(pause) {
     const card = el("stalwart-confirm", { lang: this.language, exportparts: EXPORTS["stalwart-confirm"] });
-    card.interrupt = pause;
+    const can = Array.isArray(this.config?.can) ? this.config.can : [];
+    const words = can.find((c) => c && c.tool === pause.tool)?.words;
+    card.interrupt = typeof words === "string" && words ? { ...pause, words } : pause;
     this.shown.pauses.set(pause.id, card);
     return this.add(card);
   }

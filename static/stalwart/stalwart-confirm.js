@@ -6,7 +6,7 @@
 import { StalwartElement, el, uid } from "./base.js";
 import { CONFIRM } from "./styles.js";
 import { decodePause } from "./lib/wire.js";
-import { SILENT_REASONS, answerKey, originWord, reasonWord, titleWord } from "./lib/words.js";
+import { SILENT_REASONS, answerKey, originWord, reasonWord, titleWord, toolWords } from "./lib/words.js";
 
 const PRIMARY = new Set(["approve", "happened", "retry"]);
 
@@ -66,7 +66,7 @@ export class StalwartConfirmElement extends StalwartElement {
     root.replaceChildren();
     if (!p) return;
     const titleId = uid("stalwart-title");
-    const title = titleWord(p);
+    const title = titleWord(p, (tool) => p.words || toolWords(tool));
     const titleText = title ? this.word(...title) : p.ask?.prompt || p.question;
     const card = el("section", {
       part: "confirm", class: p.irreversible ? "card irreversible" : "card",
@@ -106,7 +106,7 @@ export class StalwartConfirmElement extends StalwartElement {
     const box = el("div", { part: "choices", role: "group", "aria-labelledby": titleId });
     if (p.kind === "ask" && p.ask?.kind === "choice" && p.ask.choices.length) {
       p.ask.choices.forEach((choice, index) => {
-        box.append(this.button(choice, index === 0, () => this.choose("answer", { kind: "choice", index }, choice)));
+        box.append(this.button(choice, false, () => this.choose("answer", { kind: "choice", index }, choice)));
       });
     } else if (p.kind === "ask") {
       const input = el("input", { type: "text", "aria-labelledby": titleId, autocomplete: "off", enterkeyhint: "send" });

@@ -26,9 +26,9 @@ export class StalwartTraceElement extends StalwartElement {
     const list = el("ol");
     for (const event of this.events) {
       list.append(el("li", {},
-        el("span", { class: "id" }, event.id === null || event.id === undefined ? "" : `#${event.id}`),
+        event.id === null || event.id === undefined ? null : el("span", { class: "id" }, `#${event.id}`),
         el("span", { class: "type" }, String(event.type ?? "")),
-        el("span", {}, this.summary(event.data || {}))));
+        el("span", { class: "what" }, this.summary(event.data || {}))));
     }
     root.append(el("section", { part: "trace", class: "card", role: "group", "aria-labelledby": titleId },
       el("h2", { class: "title", id: titleId }, this.word("traceTitle")), list));

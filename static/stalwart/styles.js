@@ -78,8 +78,9 @@ section+section{margin-top:.25rem}
 export const TRACE = `
 .card{border-left-color:var(--stalwart-line)}
 ol{font-size:.8125rem;font-family:ui-monospace,monospace;padding-left:0;list-style:none}
-li{display:grid;grid-template-columns:3.5rem 5.5rem minmax(0,1fr);gap:.5rem;overflow-wrap:anywhere}
+li{display:flex;flex-wrap:wrap;gap:.15rem .6rem;overflow-wrap:anywhere}
 .id,.type{color:var(--stalwart-muted)}
+.type{min-width:5.5rem}
 `;
 
 const NESTED = "stalwart-confirm,stalwart-decision,stalwart-rollback,stalwart-trace";

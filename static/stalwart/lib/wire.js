@@ -41,6 +41,8 @@ export function decodePause(raw) {
     token: text(p.token),
     step: typeof p.step === "number" ? p.step : null,
     turn: text(p.turn),
+    // The tool's name in words, where the page knows it (/config.json's `can`).
+    words: text(p.words),
     ask: ask ? {
       kind: ask.kind === "choice" ? "choice" : "open",
       prompt: text(ask.prompt),
