@@ -173,3 +173,15 @@ document.createElement("stalwart-trace").events = [{ id: 1, type: "step", data: 
     }), encoding="utf-8")
     run = subprocess.run([NODE, str(TSC), "-p", str(tmp_path)], capture_output=True, text=True, timeout=180)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_entry_module_and_all_it_imports_stay_under_40_kb_gzipped():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_widget", ROOT / "bench" / "widget.py")
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    size = bench.size()
+    assert size["modules"] == len(module_graph())
+    assert size["gzip_bytes"] < 40 * 1024, size
