@@ -38,6 +38,8 @@ export interface Pause {
   token: string;
   step: number | null;
   ask?: Question | null;
+  /** The tool's name in words (the chat adds it from /config.json's `can`); else made from `tool`. */
+  words?: string;
 }
 
 /** An entry of a rollback report: the step, its tool, and (for undone) the undo tool. */
