@@ -451,6 +451,11 @@ export class StalwartChatElement extends StalwartElement {
       card.replaceWith(note);
       this.showStatus();
       if (hadFocus && !this.shadowRoot.activeElement) this.input.focus();
+    } else if (res.status === 409 && Array.isArray(res.data?.waiting)) {
+      // Someone (another tab, the console) answered first: this card goes unless it still waits.
+      this.syncWaiting(decodeAnswer(res.data).waiting, false);
+      if (this.shown.pauses.get(detail.interrupt) === card) card.reopen?.();
+      else if (hadFocus && !this.shadowRoot.activeElement) this.input.focus();
     } else if (this.shown.pauses.get(detail.interrupt) === card) {
       card.reopen?.();
     }

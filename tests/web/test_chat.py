@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.web.conftest import Watched, ready
@@ -179,6 +180,27 @@ def test_a_reload_shows_the_waiting_pause_again(shop, open_page):
     w.page.get_by_text("Skipped charge_card.").wait_for()
     assert card.count() == 0
     w.assert_clean()
+
+
+def test_an_answer_that_lost_the_race_says_so_and_shows_what_waits_now(shop, open_page):
+    w = open_page(shop.url + "/")
+    ready(w)
+    w.say("charge 40 to order 4411")
+    w.page.get_by_role("button", name="Approve").wait_for()
+    # The same person answers from another tab first (same session, same thread).
+    session, thread = w.page.evaluate("""() => {
+      const get = (name) => Object.entries(localStorage).find(([k]) => k.startsWith(`stalwart:${name}:`))[1];
+      return [get('session'), get('thread')];
+    }""")
+    with httpx.Client(base_url=shop.url, headers={"Stalwart-Session": session}, timeout=30) as other:
+        (waiting,) = other.get(f"/threads/{thread}/interrupts").json()["interrupts"]
+        body = {"interrupt_id": waiting["id"], "decision": "skip", "token": waiting["token"]}
+        assert other.post(f"/threads/{thread}/resume", json=body).status_code == 200
+    w.page.get_by_role("button", name="Approve").click()
+    w.page.get_by_text("That was already answered. Here is what waits now.").wait_for()
+    assert w.page.locator("stalwart-confirm").count() == 0
+    assert w.page.locator("stalwart-chat [part=status]").inner_text() == ""
+    w.assert_clean(allow=lambda e: "409" in e)
 
 
 def test_a_refusal_shows_in_one_sentence_with_its_rule_on_disclosure(strict_shop, open_page):
