@@ -40,6 +40,8 @@ export interface Pause {
   ask?: Question | null;
   /** The tool's name in words (the chat adds it from /config.json's `can`); else made from `tool`. */
   words?: string;
+  /** The person's turn that led to it (the chat adds it where it saw the turn). */
+  turn?: string;
 }
 
 /** An entry of a rollback report: the step, its tool, and (for undone) the undo tool. */

@@ -95,6 +95,7 @@ export class StalwartChatElement extends StalwartElement {
     this.events = [];
     this.stepsByRun = new Map();
     this.run = "";
+    this.lastTurn = "";
     this.lastEventId = null;
     this.stream = "unknown";
     this.reconnecting = false;
@@ -203,7 +204,7 @@ export class StalwartChatElement extends StalwartElement {
     this.name = el("h1");
     this.greeting = el("p", { part: "greeting" });
     this.can = el("details", { part: "can", hidden: true });
-    this.log = el("div", { class: "log", role: "log", "aria-live": "polite", "aria-relevant": "additions" });
+    this.log = el("div", { part: "log", class: "log", role: "log", "aria-live": "polite", "aria-relevant": "additions" });
     this.bind(this.log, "conversation", null, "aria-label");
     this.scroller = el("div", { class: "scroller" }, this.greeting, this.can, this.log);
     this.typing = el("div", { part: "typing", role: "status", hidden: true },
@@ -427,6 +428,7 @@ export class StalwartChatElement extends StalwartElement {
     if (!text || this.input.disabled) return;
     this.input.value = "";
     this.pending.push(text);
+    this.lastTurn = text;
     this.add(el("p", { class: "msg person" }, text));
     const key = newThreadId().slice(2);
     this.exchange("POST", this.thread("messages"), { text, language: this.language }, { "Idempotency-Key": key });
@@ -558,7 +560,8 @@ export class StalwartChatElement extends StalwartElement {
     const card = el("stalwart-confirm", { lang: this.language, exportparts: EXPORTS["stalwart-confirm"] });
     const can = Array.isArray(this.config?.can) ? this.config.can : [];
     const words = can.find((c) => c && c.tool === pause.tool)?.words;
-    card.interrupt = typeof words === "string" && words ? { ...pause, words } : pause;
+    // The turn that led to it, where this page saw it (not after a reload).
+    card.interrupt = { ...pause, words: typeof words === "string" ? words : "", turn: pause.turn || this.lastTurn || "" };
     this.shown.pauses.set(pause.id, card);
     return this.add(card);
   }
@@ -673,6 +676,7 @@ export class StalwartChatElement extends StalwartElement {
         const at = this.pending.indexOf(text.trim());
         if (at >= 0) this.pending.splice(at, 1);
         else if (text) this.add(el("p", { class: "msg person" }, text));
+        if (text) this.lastTurn = text;
         break;
       }
       case "waiting": {

@@ -76,7 +76,7 @@ export class StalwartConfirmElement extends StalwartElement {
     if (p.question && p.question !== titleText && p.kind !== "delegate") {
       card.append(el("p", { part: "wording" }, p.question));
     }
-    if (p.turn) card.append(el("p", { part: "turn" }, p.turn));
+    if (p.turn) card.append(el("p", { part: "turn" }, `“${p.turn}”`));
     if (p.arguments.length) {
       const list = el("dl");
       for (const arg of p.arguments) {

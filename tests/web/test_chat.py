@@ -540,3 +540,58 @@ def test_a_pt_br_phone(shop_pt, open_page):
     w.page.get_by_text("ch-5001").wait_for()
     assert w.page.get_by_text("Você escolheu: Aprovar").is_visible()
     w.assert_clean()
+
+
+PARTS = {
+    "stalwart-chat": {"header", "log", "status", "steps", "composer", "thumbs", "thumbs-notice", "greeting", "can",
+                      "error-detail", "typing", "sources", "citations"},
+    "stalwart-confirm": {"confirm", "wording", "turn", "arguments", "reasons", "irreversible", "choices"},
+    "stalwart-decision": {"decision", "contact", "rule"},
+    "stalwart-rollback": {"rollback"},
+    "stalwart-trace": {"trace"},
+}
+
+
+def test_every_css_part_and_slot_of_the_table_is_there(shop, open_page):
+    reply = {"id": "m-1", "text": "Here.", "sources": ["orders.db"], "citations": ["order 4411"]}
+    answer = {"thread": "u-p", "run": "r-1", "reply": reply, "rollback": ROLLBACK, "steps": [{"step": 1, "tool": "x"}],
+              "waiting": [pause(irreversible=True)],
+              "refusals": [{"tool": "x", "rule": "withdrawn", "sentence": "No.", "step": 2}]}
+    w = open_page(shop.url + "/")
+    bot = {"name": "Shop", "purpose": "I help.", "language": "en", "stream": False, "contact": "desk@shop.example",
+           "can": [{"tool": "get_order", "words": "get order", "kind": "read", "description": "Show an order."}]}
+    fake_chat(w, {"bot": bot, "attributes": {"staff": "", "thumbs": ""},
+                  "messages": [{"body": answer}, {"status": 500, "body": {"error": "boom", "detail": "It broke."}}]})
+    w.say("charge 40 to order 4411")
+    w.page.locator("stalwart-rollback").wait_for()
+    w.say("again")
+    w.page.get_by_role("button", name="Try again").wait_for()
+    parts = w.page.evaluate("""() => {
+      const chat = document.querySelector('stalwart-chat');
+      const found = {};
+      const collect = (host) => {
+        const names = found[host.localName] = found[host.localName] || [];
+        host.shadowRoot.querySelectorAll('[part]').forEach((n) => names.push(...n.getAttribute('part').split(' ')));
+        host.shadowRoot.querySelectorAll('*').forEach((n) => { if (n.shadowRoot) collect(n); });
+      };
+      collect(chat);
+      found.slots = [...chat.shadowRoot.querySelectorAll('slot')].map((s) => s.name);
+      return found;
+    }""")
+    for element, names in PARTS.items():
+        assert names <= set(parts[element]), (element, names - set(parts[element]))
+    assert sorted(parts["slots"]) == ["footer", "header"]
+    assert w.page.get_by_text("“charge 40 to order 4411”").is_visible()  # the confirm's turn part
+    assert w.page.get_by_text("To ask Shop directly: desk@shop.example").is_visible()
+    # A page styles the inner parts through the chat (exportparts).
+    w.page.evaluate("""() => {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync('stalwart-chat::part(choices) { outline: 3px solid rgb(255, 0, 0); }');
+      document.adoptedStyleSheets = [sheet];
+    }""")
+    outline = w.page.evaluate("""() => {
+      const c = document.querySelector('stalwart-chat').shadowRoot.querySelector('stalwart-confirm');
+      return getComputedStyle(c.shadowRoot.querySelector('[part~=choices]')).outlineColor;
+    }""")
+    assert outline == "rgb(255, 0, 0)"
+    w.assert_clean(allow=lambda e: "500" in e)
