@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.urls import Resolver404, resolve
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -156,8 +157,6 @@ class ConfigApi(APIView):
 
 
 def _has_route(path: str) -> bool:
-    from django.urls import Resolver404, resolve
-
     try:
         resolve(path)
     except Resolver404:
