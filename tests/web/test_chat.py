@@ -67,7 +67,7 @@ def test_at_root_a_charge_is_approved_by_mouse_and_another_by_keyboard_alone(sho
     assert deep_active(w).startswith("textarea")
     w.page.keyboard.type("charge 99.90 to order 5001")
     w.page.keyboard.press("Enter")
-    card.get_by_text("99.9").wait_for()
+    card.get_by_text("99.9", exact=True).wait_for()
     assert deep_active(w).startswith("section")  # the question has the focus, not an answer
     w.page.keyboard.press("Tab")
     assert deep_active(w) == "button:Approve"
@@ -383,7 +383,7 @@ def test_the_stream_is_followed_and_resumed_with_last_event_id(shop, open_page):
     w = open_page(shop.url + "/")
     fake_chat(w, {"attributes": {"thread": "u-streamed"}, "interrupts": {"body": {"thread": "u-streamed", "interrupts": []}},
                   "stream": [{"text": first}, {"text": second, "open": True}]})
-    w.page.get_by_text("charge 40 to order 4411").wait_for()
+    w.page.get_by_text("charge 40 to order 4411", exact=True).wait_for()
     w.page.get_by_text("Done: charge_card. charge_id: ch-4411").wait_for()
     assert w.page.locator("stalwart-confirm").count() == 0
     streams = [c for c in calls(w) if c["path"].endswith("/stream")]
