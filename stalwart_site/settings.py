@@ -3,7 +3,7 @@
 Variables (all listed in ``.env.example``):
 ``STALWART_DATA_DIR``, ``STALWART_AGENT_FILE``, ``DATABASE_URL``, ``REDIS_URL``,
 ``SECRET_KEY``, ``QLS_OPERATOR_TOKEN``, ``DEBUG``, ``STALWART_PUBLIC_URL``,
-``ALLOWED_HOSTS``, ``STALWART_MAX_BODY``, ``STALWART_MAX_TURN``.
+``ALLOWED_HOSTS``, ``STALWART_MAX_BODY``, ``STALWART_MAX_TURN``, ``STALWART_EMBED_ORIGINS``.
 """
 
 from __future__ import annotations
@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "stalwart_site",
 ]
 MIDDLEWARE = [
+    "corsheaders.middleware.CorsMiddleware",  # first: even a 413 carries its CORS grant (embedding block below)
     "stalwart_site.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -159,6 +160,23 @@ STALWART_MAX_TURN = env.int("STALWART_MAX_TURN", default=8000)
 STALWART_ASK_TIMEOUT = env.int("STALWART_ASK_TIMEOUT", default=600)
 # With a secret (make_app(secret=...)), resumes must carry a Stalwart-Signature.
 STALWART_RESUME_SECRET = env.str("STALWART_RESUME_SECRET", default="")
+
+# --- Embedding (web components) ---------------------------------------------------
+# STALWART_EMBED_ORIGINS (comma-separated, e.g. "https://shop.example,https://www.shop.example")
+# lets those origins, and only those, load the widget's module and call the API
+# (CORS: django-cors-headers here, stalwart_site.embed for the static files) and
+# frame `/` (CSP frame-ancestors, stalwart_site.embed.chat_headers). Empty, the
+# default: no cross-origin grant at all. No credentials: the widget's session is
+# the Stalwart-Session header, never a cookie.
+STALWART_EMBED_ORIGINS = [o.strip().rstrip("/") for o in env.list("STALWART_EMBED_ORIGINS", default=[]) if o.strip()]
+INSTALLED_APPS.append("corsheaders")  # its system checks refuse a malformed origin at start
+CORS_ALLOWED_ORIGINS = STALWART_EMBED_ORIGINS
+CORS_URLS_REGEX = r"^/(static/|threads/|config\.json$|plan$|healthz$)"
+CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
+CORS_ALLOW_HEADERS = ["content-type", "idempotency-key", "stalwart-context", "stalwart-session", "last-event-id"]
+CORS_EXPOSE_HEADERS = ["Stalwart-Session"]
+CORS_ALLOW_CREDENTIALS = False
+CORS_PREFLIGHT_MAX_AGE = 600
 
 LOGGING = {
     "version": 1,

@@ -4,19 +4,15 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from catalogue import registry
-
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
-    "form-action 'self'"
-)
+from stalwart_site.embed import WIDGET_MODULES, chat_headers
 
 
 def chat_view(request: HttpRequest) -> HttpResponse:
     agent = registry.get_agent()
-    response = render(request, "chat.html", {"agent": agent, "language": registry.choose_language(agent)})
-    response["Content-Security-Policy"] = CSP
-    return response
+    response = render(request, "chat.html", {
+        "agent": agent, "language": registry.choose_language(agent), "modules": WIDGET_MODULES,
+    })
+    return chat_headers(response)
 
 
 def not_found_json(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:

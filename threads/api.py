@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.urls import Resolver404, resolve
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -147,4 +148,15 @@ class ConfigApi(APIView):
                 for t in agent.tools if t.name not in withdrawn
             ],
             "agents": [a.name for a in registry.agent_file().agents],
+            # Whether GET /threads/{id}/stream is served: the widget follows it
+            # only then, and otherwise reads each request's answer alone.
+            "stream": _has_route("/threads/_/stream"),
         })
+
+
+def _has_route(path: str) -> bool:
+    try:
+        resolve(path)
+    except Resolver404:
+        return False
+    return True

@@ -139,7 +139,8 @@ def test_the_chat_page_and_its_module_are_served(server):
     page = browser.request("GET", "/")
     assert page.status_code == 200 and "<stalwart-chat" in page.text
     assert "script-src 'self'" in page.headers["Content-Security-Policy"]
-    module = browser.request("GET", "/static/stalwart/stalwart-chat.js")
+    assert "/static/stalwart/index.js" in page.text
+    module = browser.request("GET", "/static/stalwart/index.js")
     assert module.status_code == 200 and "customElements.define" in module.text
     browser.close()
 

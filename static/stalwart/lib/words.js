@@ -1,0 +1,70 @@
+// What the run reports, said in words: argument origins, reasons, answers,
+// a pause's title. Each returns [key, params] for lib/strings.js, or null where
+// the data has no word of its own (then it is shown as the data says it).
+
+const ORIGINS = {
+  typed: "origin_typed",
+  reply: "origin_reply",
+  context: "origin_context",
+  computed: "origin_computed",
+  model: "origin_model",
+  agent: "origin_agent",
+  staff: "origin_staff",
+};
+
+/** An argument's origin: "typed" -> origin_typed; "result:2" -> origin_result. */
+export function originWord(origin) {
+  if (typeof origin !== "string") return null;
+  if (origin.startsWith("result:") || origin === "result") return ["origin_result", { step: origin.slice(7) }];
+  const key = ORIGINS[origin];
+  return key ? [key, {}] : null;
+}
+
+/** A reason the check gave (SPEC §6): "write", "egress", "argument_origin: amount",
+ * "tainted_call: untrusted:read_inbox". */
+export function reasonWord(reason) {
+  if (typeof reason !== "string") return null;
+  if (reason === "write") return ["reason_write", {}];
+  if (reason === "egress") return ["reason_egress", {}];
+  let m = /^argument_origin:\s*(.+)$/.exec(reason);
+  if (m) return ["reason_argument_origin", { name: m[1] }];
+  m = /^tainted_call:\s*(?:untrusted:)?(.+)$/.exec(reason);
+  if (m) return ["reason_tainted_call", { tool: m[1] }];
+  return null;
+}
+
+/** Reasons that the pause's own title already says, so they are not listed again. */
+export const SILENT_REASONS = new Set(["ask", "unread"]);
+
+const ANSWERS = {
+  confirm: { approve: "approve", skip: "skip", cancel_all: "cancelAll" },
+  outcome_unknown: { happened: "happened", did_not_happen: "didNotHappen" },
+  saga_stuck: { retry: "retry", done_by_hand: "doneByHand", abandon: "abandon" },
+  delegate: { approve: "delegateApprove", decline: "decline" },
+};
+
+/** The key of the button for `decision` on a pause of `kind`, or null. */
+export function answerKey(kind, decision) {
+  return ANSWERS[kind]?.[decision] ?? null;
+}
+
+/** "charge_card" -> "charge card" (SPEC §4.2 names read as words). */
+export function toolWords(tool) {
+  return String(tool ?? "").replace(/[_\-.]+/g, " ").trim();
+}
+
+/** A pause's title: [key, params], or null when the pause's own question is the title (ask). */
+export function titleWord(pause, wordsOfTool = toolWords) {
+  const tool = pause?.tool ? wordsOfTool(pause.tool) : "";
+  switch (pause?.kind) {
+    case "confirm": return ["confirmTitle", { tool: capitalise(tool) }];
+    case "outcome_unknown": return ["unknownTitle", { tool }];
+    case "saga_stuck": return ["stuck", { tool }];
+    case "delegate": return ["delegateTitle", {}];
+    default: return null;
+  }
+}
+
+function capitalise(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}

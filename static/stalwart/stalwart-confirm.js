@@ -1,0 +1,159 @@
+// <stalwart-confirm>: one call that waits for a person (SPEC §7, §13): its
+// wording, the arguments with where each value came from, the reasons, the
+// irreversible warning, and one button per answer its kind takes. A choice
+// fires `stalwart-decision` (bubbling, composed) with the pause id, the
+// decision and the pause's token; sending it is the page's (or the chat's) job.
+import { StalwartElement, el, uid } from "./base.js";
+import { CONFIRM } from "./styles.js";
+import { decodePause } from "./lib/wire.js";
+import { SILENT_REASONS, answerKey, originWord, reasonWord, titleWord, toolWords } from "./lib/words.js";
+
+const PRIMARY = new Set(["approve", "happened", "retry"]);
+
+export class StalwartConfirmElement extends StalwartElement {
+  static styles = CONFIRM;
+  static properties = ["interrupt", "labels", "single"];
+  static observedAttributes = ["lang"];
+
+  /** The PAUSE to show (SPEC §10), or null. */
+  get interrupt() {
+    return this.pause ?? null;
+  }
+
+  set interrupt(value) {
+    this.pause = value && typeof value === "object" ? decodePause(value) : null;
+    this.chosen = null;
+    if (this.isConnected) this.render();
+  }
+
+  /** Words for this element only, over the tables: `{ approve: "Charge it" }`. */
+  get labels() {
+    return this.ownWords ?? null;
+  }
+
+  set labels(value) {
+    this.ownWords = value && typeof value === "object" ? { ...value } : null;
+    if (this.isConnected) this.render();
+  }
+
+  get ownLabels() {
+    return this.ownWords ?? null;
+  }
+
+  /** True (the default): one answer only; the buttons stay inert until reopen(). */
+  get single() {
+    return this.oneAnswer ?? true;
+  }
+
+  set single(value) {
+    this.oneAnswer = Boolean(value);
+  }
+
+  /** Take answers again (after the answer could not be sent). */
+  reopen() {
+    this.chosen = null;
+    this.showChosen();
+  }
+
+  /** Move focus to the question itself (not to an answer, so a stray Enter decides nothing). */
+  focusQuestion() {
+    this.shadowRoot.querySelector(".card")?.focus();
+  }
+
+  render() {
+    const p = this.pause;
+    const root = this.shadowRoot;
+    root.replaceChildren();
+    if (!p) return;
+    const titleId = uid("stalwart-title");
+    const title = titleWord(p, (tool) => p.words || toolWords(tool));
+    const titleText = title ? this.word(...title) : p.ask?.prompt || p.question;
+    const card = el("section", {
+      part: "confirm", class: p.irreversible ? "card irreversible" : "card",
+      role: "group", "aria-labelledby": titleId, tabindex: "-1",
+    }, el("h2", { class: "title", id: titleId }, titleText));
+
+    if (p.question && p.question !== titleText && p.kind !== "delegate") {
+      card.append(el("p", { part: "wording" }, p.question));
+    }
+    if (p.turn) card.append(el("p", { part: "turn" }, `“${p.turn}”`));
+    if (p.arguments.length) {
+      const list = el("dl");
+      for (const arg of p.arguments) {
+        const origin = originWord(arg.origin);
+        list.append(el("div", { class: "row" },
+          el("dt", {}, arg.name),
+          el("dd", {}, el("span", { class: "value" }, arg.value),
+            origin || arg.origin ? el("span", { class: "origin" }, origin ? this.word(...origin) : arg.origin) : null)));
+      }
+      card.append(el("div", { part: "arguments" }, el("h3", { class: "sub" }, this.word("argumentsTitle")), list));
+    }
+    const reasons = p.reasons.filter((r) => !SILENT_REASONS.has(r));
+    if (reasons.length) {
+      const items = reasons.map((r) => {
+        const w = reasonWord(r);
+        return el("li", {}, w ? this.word(...w) : r);
+      });
+      card.append(el("div", { part: "reasons" }, el("h3", { class: "sub" }, this.word("reasonsTitle")), el("ul", {}, ...items)));
+    }
+    if (p.irreversible) card.append(el("p", { part: "irreversible" }, this.word("irreversible")));
+    card.append(this.choices(p, titleId));
+    root.append(card);
+    this.showChosen();
+  }
+
+  choices(p, titleId) {
+    const box = el("div", { part: "choices", role: "group", "aria-labelledby": titleId });
+    if (p.kind === "ask" && p.ask?.kind === "choice" && p.ask.choices.length) {
+      p.ask.choices.forEach((choice, index) => {
+        box.append(this.button(choice, false, () => this.choose("answer", { kind: "choice", index }, choice)));
+      });
+    } else if (p.kind === "ask") {
+      const input = el("input", { type: "text", "aria-labelledby": titleId, autocomplete: "off", enterkeyhint: "send" });
+      const form = el("form", {}, input, el("button", { type: "submit", class: "primary" }, this.word("send")));
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const text = input.value.trim();
+        if (text) this.choose("answer", { kind: "open", text }, text);
+        else input.focus();
+      });
+      box.append(form);
+    } else {
+      for (const decision of p.choices) {
+        const key = answerKey(p.kind, decision);
+        const label = key ? this.word(key) : decision.replace(/_/g, " ");
+        box.append(this.button(label, PRIMARY.has(decision) || (p.kind === "delegate" && decision === "approve"),
+          () => this.choose(decision, undefined, label)));
+      }
+    }
+    box.append(el("span", { class: "pending", role: "status" }));
+    return box;
+  }
+
+  button(label, primary, action) {
+    const b = el("button", { type: "button", class: primary ? "primary" : null }, label);
+    b.addEventListener("click", action);
+    return b;
+  }
+
+  choose(decision, answer, label) {
+    const p = this.pause;
+    if (!p || (this.single && this.chosen)) return;
+    this.chosen = { decision, label };
+    this.showChosen();
+    const detail = { interrupt: p.id, decision, token: p.token, label, pause: p };
+    if (answer !== undefined) detail.answer = answer;
+    this.dispatchEvent(new CustomEvent("stalwart-decision", { bubbles: true, composed: true, detail }));
+  }
+
+  /** While an answer is on its way the buttons are inert (aria-disabled keeps focus where it is). */
+  showChosen() {
+    const busy = Boolean(this.single && this.chosen);
+    for (const control of this.shadowRoot.querySelectorAll("[part~=choices] button, [part~=choices] input")) {
+      if (busy) control.setAttribute("aria-disabled", "true");
+      else control.removeAttribute("aria-disabled");
+    }
+    const pending = this.shadowRoot.querySelector(".pending");
+    if (pending) pending.textContent = busy ? this.word("sending") : "";
+  }
+}
