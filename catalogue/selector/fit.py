@@ -193,6 +193,10 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
             return None
     if not _point_back(placing, clause, prev, named, fields):
         return None
+    if clause.pronoun and prev is not None and not _takes_from(placing, prev):
+        # "show rental r-88 and then show its vehicle": a call that takes nothing
+        # from the call "its" points to would be some other vehicle, or all of them.
+        return None
     for arg in placing.open():
         if arg.name in context:
             placing.filled[arg.name] = Argument(arg.name, context[arg.name], "context")
@@ -212,6 +216,12 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
     )
     ordered = tuple(placing.filled[a.name] for a in info.args if a.name in placing.filled)
     return Fit(info, ordered, missing, score)
+
+
+def _takes_from(placing: _Placing, prev: Previous) -> bool:
+    """Whether an argument of this call is the previous call's, or its result."""
+    carried = set(prev.call.arguments)
+    return any(a in carried or a.origin == f"result:{prev.step}" for a in placing.filled.values())
 
 
 def nouns_term(clause: Clause, index: int) -> str:
@@ -238,6 +248,11 @@ def _point_back(placing: _Placing, clause: Clause, prev: Previous | None, named:
             placing.filled[arg.name] = before[arg.name]
         elif wants and arg.words & named and arg.name in fields:
             # "show loan l-9 and return its book": the book comes back with the loan.
+            placing.filled[arg.name] = Argument(arg.name, None, f"result:{prev.step}",
+                                                field=arg.name)
+        elif wants and arg.name == placing.info.identifier and arg.name in fields:
+            # "show rental r-88 and then show its vehicle": the rental's result has
+            # the vin that identifies a vehicle.
             placing.filled[arg.name] = Argument(arg.name, None, f"result:{prev.step}",
                                                 field=arg.name)
     for term in terms:

@@ -24,8 +24,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from catalogue.selector import Selector
 from catalogue.tools import tools_from_catalogue
 from catalogue.vocabulary import load_vocabulary
@@ -40,13 +38,11 @@ LANGUAGES = ("en", "pt-BR")
 # pt-BR 65 exact, 57 unread, 1 wrong). These are the first figures: they may
 # only rise.
 UNSEEN_EXACT = {"en": 68, "pt-BR": 65}
-# Wrong calls the selector made on this corpus when it was written: the same
+# Wrong calls the selector made on this corpus when it was written: 2, the same
 # turn in both languages, fleet/heldout.txt:30 "show rental r-88 and then show
 # its vehicle" and :70 "mostre a locação r-88 e depois mostre o veículo dela",
 # planned as get_rental ; search_vehicles() (every vehicle) instead of
-# get_vehicle(vin=result:1.vin). The zero-wrong-call test is an expected failure
-# (strict) until the selector is fixed; then set this to 0.
-UNSEEN_WRONG_AT_FIRST = 2
+# get_vehicle(vin=result:1.vin). Fixed for issue 13: none is allowed now.
 
 
 @cache
@@ -123,11 +119,6 @@ def test_unseen_exact() -> None:
             f"unseen exact [{lang}] fell to {counts[lang]['exact']} from {UNSEEN_EXACT[lang]}")
 
 
-@pytest.mark.xfail(UNSEEN_WRONG_AT_FIRST > 0, strict=True, raises=AssertionError, reason=(
-    f"the selector made {UNSEEN_WRONG_AT_FIRST} wrong calls on the unseen corpus when it "
-    "was written (fleet/heldout.txt:30 and :70); issue 13"))
 def test_unseen_no_wrong_call() -> None:
     wrong = [f"{c.source} {c.text!r}" for c, _a, kind in scored() if kind == "wrong"]
-    if len(wrong) > UNSEEN_WRONG_AT_FIRST:  # a new wrong call is a failure, never expected
-        pytest.fail(f"{len(wrong)} wrong calls, {UNSEEN_WRONG_AT_FIRST} recorded: {wrong}")
     assert not wrong, wrong
