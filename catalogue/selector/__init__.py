@@ -144,8 +144,8 @@ class Selector:
             info = index.infos[i]
             if info.name in exclude or (clause.reads_only and info.tool.kind != "read"):
                 continue
-            if clause.question and not (info.thing and set(info.thing) <= {
-                    n.term for n in clause.nouns}):
+            if clause.question and not (info.thing and len(info.thing_words_in(
+                    {n.term for n in clause.nouns})) == len(info.thing)):
                 continue  # a question names what it asks about: "who is member m-5"
             got = fit(info, clause, actions, clause.verb, prev, context)
             if got is not None:

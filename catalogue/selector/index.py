@@ -54,6 +54,10 @@ class Lexicon:
     quantifiers: frozenset[str] = frozenset()
     infinitive_markers: frozenset[str] = frozenset()
     verb_nouns: dict[str, str] = field(default_factory=dict)  # phrase -> implied noun term
+    naming: dict[str, str] = field(default_factory=dict)  # "called" -> preferred argument word
+    counts: frozenset[str] = frozenset()
+    directions: dict[str, str] = field(default_factory=dict)  # "from" -> "from"
+    mine: frozenset[str] = frozenset()
     longest: int = 1
 
     def singular(self, word: str) -> str:
@@ -119,6 +123,8 @@ class Index:
             lex.pronouns, lex.id_markers = en.PRONOUNS, en.ID_MARKERS
             lex.poss_before, lex.poss_after = en.POSSESSIVES_BEFORE, en.POSSESSIVES_AFTER
             lex.money_words = en.MONEY_WORDS
+            lex.naming, lex.counts, lex.directions = dict(en.NAMING), en.COUNTS, en.DIRECTIONS
+            lex.mine, vague = en.MINE, en.VAGUE_NOUNS
             for phrase, (verb, noun) in en.VERB_NOUNS.items():
                 for form in en.verb_forms(phrase):
                     lex.verbs.setdefault(form, verb)
@@ -130,8 +136,10 @@ class Index:
         else:
             verbs = dict(pt.VERBS)
             for phrase, target in words.items():
-                if phrase[-2:] in ("ar", "er", "ir") and " " not in phrase and (
-                        self._is_verb_target(target) or target in self.groups):
+                infinitive = " " not in phrase and pt.is_infinitive(phrase)
+                if (infinitive and (self._is_verb_target(target) or target in self.groups)) or (
+                        not infinitive and self._is_verb_target(target)):
+                    # "reponha: restock": a form given as it is typed reads as it is.
                     verbs[phrase] = target
                 else:
                     lex.nouns[phrase] = term_of(target)
@@ -160,6 +168,8 @@ class Index:
             lex.pronouns, lex.id_markers = pt.PRONOUNS, pt.ID_MARKERS
             lex.poss_before, lex.poss_after = pt.POSSESSIVES_BEFORE, pt.POSSESSIVES_AFTER
             lex.money_words = pt.MONEY_WORDS
+            lex.naming, lex.counts, lex.directions = dict(pt.NAMING), pt.COUNTS, pt.DIRECTIONS
+            lex.mine, vague = pt.MINE, pt.VAGUE_NOUNS
         # The catalogue's own words are nouns in both languages (loanwords such
         # as "e-mail" or "status"), after the language's own.
         for term in sorted(self.terms | self.field_terms):
@@ -170,8 +180,9 @@ class Index:
         for term in list(lex.nouns):
             if term in lex.grammar and term not in words:
                 del lex.nouns[term]  # "to", "number": grammar wins over an argument's word
+        lex.grammar = lex.grammar | {w for w in vague if w not in lex.nouns}
         keys = [*lex.verbs, *lex.nouns, *lex.grammar, *lex.conjunctions, *lex.pronouns,
-                *lex.poss_after, *lex.questions, *lex.quantifiers]
+                *lex.poss_after, *lex.questions, *lex.quantifiers, *lex.naming]
         lex.longest = max((k.count(" ") + 1 for k in keys), default=1)
         return lex
 

@@ -95,6 +95,12 @@ class ToolInfo:
     def names_thing(self, term: str) -> bool:
         return bool(self.thing) and (term == self.thing_term or term in self.thing)
 
+    def thing_words_in(self, terms: set[str]) -> set[str]:
+        """The words of this tool's thing that the nouns ``terms`` name."""
+        if self.thing_term in terms:
+            return set(self.thing)
+        return {w for w in self.thing if w in terms}
+
     def arg(self, name: str | None) -> ArgInfo | None:
         return next((a for a in self.args if a.name == name), None)
 
@@ -183,8 +189,9 @@ def own_identifier(info: ToolInfo) -> tuple[str | None, str]:
     tool alone, and the rule that told it."""
     if not info.thing:
         return None, ""
-    thing = info.thing_term
-    named = [a for a in info.args if a.subject == thing and a.stringy and not a.enum]
+    # "label_number" names a "shipping label" as "order_id" names an "order".
+    named = [a for a in info.args if a.subject and set(a.subject.split()) <= set(info.thing)
+             and a.stringy and not a.enum]
     if len(named) == 1:
         return named[0].name, NAMED_AFTER_THING
     schemas = info.tool.properties
@@ -202,7 +209,7 @@ def own_identifier(info: ToolInfo) -> tuple[str | None, str]:
         a = required[0]
         # A name that speaks of another thing (patient_id) identifies that thing.
         if a.stringy and not a.enum and not a.is_email and not a.is_date and not (
-                a.marked and a.subject and a.subject != thing):
+                a.marked and a.subject and not set(a.subject.split()) <= set(info.thing)):
             return a.name, ONLY_REQUIRED
     return None, ""
 
@@ -233,9 +240,11 @@ def identify(infos: Sequence[ToolInfo]) -> list[ToolInfo]:
         found: dict[str, list[str]] = {}
         for a in info.args:  # by argument, so the cost follows the tool, not the catalogue
             terms = things_of.get(a.name, set())
-            term = next(iter(terms)) if len(terms) == 1 else None
-            if term and term != info.thing_term and not info.named_args(term):
-                found.setdefault(term, []).append(a.name)
+            if len(terms) != 1:
+                continue
+            (one_term,) = terms
+            if one_term != info.thing_term and not info.named_args(one_term):
+                found.setdefault(one_term, []).append(a.name)
         ids = {term: found[term][0] for term in sorted(found) if len(found[term]) == 1}
         out.append(dataclasses.replace(info, identifier=ident, identifier_rule=rule, ids=ids))
     return out

@@ -69,3 +69,52 @@ def calls(plan: Plan) -> list[tuple[str, dict[str, Any]]]:
         args = {a.name: (f"{a.origin}.{a.field}" if a.field else a.value) for a in call.arguments}
         out.append((call.tool, args))
     return out
+
+
+def courier_tools() -> list[Tool]:
+    """A courier (issue 13's rules, on words no corpus uses): parcels by
+    tracking code, depots, products by sku, crates by number."""
+    code = described("The parcel's tracking code, e.g. TRK-1.")
+    return [
+        make_tool("get_parcel", tracking_code=code,
+                  result=("tracking_code", "depot_code", "sender_email")),
+        make_tool("search_parcels", recipient=optional(S), depot_code=optional(S),
+                  result=("parcels",)),
+        make_tool("list_parcels", customer_id=S, result=("parcels",)),
+        make_tool("return_parcel", "write", tracking_code=code, reason=optional(S),
+                  result=("tracking_code",)),
+        make_tool("send_notice", "write", tracking_code=S,
+                  email={"type": "string", "format": "email"}, result=("sent",)),
+        make_tool("move_parcel", "write", tracking_code=code,
+                  from_depot=described("The depot code it leaves."),
+                  to_depot=described("The depot code it arrives at."), result=("depot",)),
+        make_tool("get_depot", depot_code=S, result=("depot_code", "city")),
+        make_tool("schedule_pickup", "write", tracking_code=code,
+                  pickup_day={"type": "string", "format": "date"}, result=("pickup_id",)),
+        make_tool("extend_storage", "write", tracking_code=code, days=INT, result=("until",)),
+        make_tool("add_comment", "write", tracking_code=code, comment=S, result=("comment_id",)),
+        make_tool("pack_parcel", "write", tracking_code=code,
+                  quantity=optional(described("How many boxes.", INT)), weight=optional(N),
+                  result=("packed",)),
+        make_tool("get_product", sku=S, result=("sku", "name", "price")),
+        make_tool("search_products", name=S, result=("products",)),
+        make_tool("set_price", "write", sku=S, price=N, result=("sku", "price")),
+        make_tool("search_manuals", title=S, label=optional(S), result=("manuals",)),
+        make_tool("relocate_crate", "write", crate_no=S, source_bay=S, target_bay=S,
+                  result=("bay",)),
+        make_tool("get_shipping_label", label_number=S, result=("label_number",)),
+        make_tool("list_shipping_labels", depot_code=S, result=("labels",)),
+    ]
+
+
+COURIER_WORDS = Vocabulary(words={"pt-BR": {
+    "encomenda": "parcel", "depósito": "depot", "aviso": "notice", "produto": "product",
+    "caixote": "crate", "baia": "bay", "coleta": "pickup", "armazenamento": "storage",
+    "destinatário": "recipient", "etiqueta de envio": "shipping label", "manual": "manual",
+    "embalar": "pack", "mover": "move", "agendar": "schedule", "prorrogar": "extend",
+    "preço": "price", "realocar": "relocate",
+}})
+
+
+def courier_plan(text: str, language: str = "en", **kw: Any) -> Plan:
+    return plan_of(courier_tools(), text, language, COURIER_WORDS, **kw)
