@@ -248,3 +248,33 @@ def identify(infos: Sequence[ToolInfo]) -> list[ToolInfo]:
         ids = {term: found[term][0] for term in sorted(found) if len(found[term]) == 1}
         out.append(dataclasses.replace(info, identifier=ident, identifier_rule=rule, ids=ids))
     return out
+
+
+def unclear_identifiers(tools: Sequence[Tool]) -> list[tuple[str, str, str]]:
+    """(tool, thing, why) for each tool of one thing whose identifying argument
+    cannot be told: a turn naming that thing by its identifier ("show
+    prescription RX-1188") is then unread. What ``stalwart verify`` warns of."""
+    own = [tool_info(t) for t in tools]
+    out: list[tuple[str, str, str]] = []
+    for before, info in zip(own, identify(own), strict=True):
+        if not info.thing or info.thing_plural or info.identifier \
+                or info.args_for(info.thing_term):
+            continue
+        required = [a for a in info.args if a.required]
+        others = set(info.ids.values())
+        if before.identifier and before.identifier not in others:
+            # "code" alone would say it; the catalogue identifies the thing otherwise.
+            out.append((info.name, info.thing_term,
+                        f"'{before.identifier}' here, another argument in other tools"))
+        elif info.tool.kind == "read" and len(required) == 1 and required[0].name not in others:
+            out.append((info.name, info.thing_term,
+                        f"'{required[0].name}' is neither named after it nor described as its"
+                        " identifier"))
+        else:
+            # Identifiers of nothing else, and none tied to this thing: "from_code", "to_code".
+            loose = [a.name for a in required if a.id_like and a.stringy and not a.enum
+                     and not a.subject and a.name not in others]
+            if len(loose) > 1:
+                out.append((info.name, info.thing_term,
+                            " and ".join(f"'{n}'" for n in loose) + " could each be it"))
+    return out
