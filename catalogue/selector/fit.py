@@ -60,8 +60,16 @@ class Fit:
 
 
 def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
-        prev: Previous | None, context: Mapping[str, Any]) -> Fit | None:
+        prev: Previous | None, context: Mapping[str, Any],
+        notes: list[str] | None = None) -> Fit | None:
+    """The fit of ``info`` for ``clause``, or None; then ``notes`` (when given)
+    gets why: the first word or value with no place in the tool."""
     placing = Placing(info)
+
+    def miss(why: str) -> None:
+        if notes is not None:
+            notes.append(f"{info.name}: {why}")
+
     # "its total" names a field only when the previous result has one by that name;
     # otherwise ("their loans") the word is an ordinary noun after a pronoun.
     known = prev_fields(prev)
@@ -81,14 +89,17 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
         if noun.term in info.enums:
             name, value = info.enums[noun.term]
             if name in placing.filled and placing.filled[name].value != value:
+                miss(f"'{noun.word}' says another {name}")
                 return None
             placing.fill(Argument(name, value, "typed"), f"typed: the word '{noun.word}' (enum)")
             continue
+        miss(f"'{noun.word}' has no place")
         return None
     for value in clause.values:
         if value.after is not None:
             noun = clause.nouns[value.after]
             if not placing.after_noun(value, noun.term, noun.direction, noun.word):
+                miss(f"'{value.token.text}' after '{noun.word}' fits no one argument")
                 return None
     loose = [v for v in clause.values if v.after is None and v.before is None]
     for value in clause.values:
@@ -99,6 +110,7 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
                 loose.append(value)  # "pay $2.50 fine": money before the thing is loose
                 continue
             if not placing.before_noun(value, noun.term, noun.word):
+                miss(f"'{value.token.text}' before '{noun.word}' fits no one argument")
                 return None
     bare = [(i, n.term) for i, n in enumerate(clause.nouns) if n in nouns
             and not any(v.after == i or v.before == i for v in clause.values)]
@@ -109,12 +121,15 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
         # in "charge 40 to the order, 4411" the 40 is not the order's.
         before = {term for i, term in bare if i < value.seen}
         if not placing.loose(value, before, thing_named):
+            miss(f"'{value.token.text}' fits no one argument")
             return None
     if not _point_back(placing, clause, prev, named, fields):
+        miss(f"'{clause.pronoun_word or ' '.join(fields)}' points to nothing it takes")
         return None
     if clause.pronoun and prev is not None and not _takes_from(placing, prev):
         # "show rental r-88 and then show its vehicle": a call that takes nothing
         # from the call "its" points to would be some other vehicle, or all of them.
+        miss(f"'{clause.pronoun_word}' points back, and it takes nothing from step {prev.step}")
         return None
     for arg in placing.open():
         if arg.name in context:
