@@ -35,9 +35,13 @@ DOMAINS = ("pharmacy", "fleet", "maintenance")
 LANGUAGES = ("en", "pt-BR")
 # The first figures, measured before any change to the selector for issue 13
 # (249 turns: en 126, pt-BR 123; first score en 68 exact, 57 unread, 1 wrong;
-# pt-BR 65 exact, 57 unread, 1 wrong). These are the first figures: they may
-# only rise.
-UNSEEN_EXACT = {"en": 68, "pt-BR": 65}
+# pt-BR 65 exact, 57 unread, 1 wrong). After issue 13's rules: en 126 exact;
+# pt-BR 122 exact, 1 unread ("custo estimado": "estimado" is no word of the
+# vocabulary); 0 wrong. A turn expected unread and left unread is exact. The
+# exact counts may only rise.
+UNSEEN_EXACT = {"en": 126, "pt-BR": 122}
+# Issue 13's bar: both languages together, exact / all turns.
+UNSEEN_EXACT_SHARE = 0.95
 # Wrong calls the selector made on this corpus when it was written: 2, the same
 # turn in both languages, fleet/heldout.txt:30 "show rental r-88 and then show
 # its vehicle" and :70 "mostre a locação r-88 e depois mostre o veículo dela",
@@ -117,6 +121,8 @@ def test_unseen_exact() -> None:
     for lang in LANGUAGES:
         assert counts[lang]["exact"] >= UNSEEN_EXACT[lang], (
             f"unseen exact [{lang}] fell to {counts[lang]['exact']} from {UNSEEN_EXACT[lang]}")
+    exact = sum(counts[lang]["exact"] for lang in LANGUAGES)
+    assert exact / len(scored()) >= UNSEEN_EXACT_SHARE
 
 
 def test_unseen_no_wrong_call() -> None:
