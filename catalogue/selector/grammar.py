@@ -104,7 +104,9 @@ def _split_clitics(tokens: list[Token], lex: Lexicon) -> list[Token]:
 
 def _match(words: list[str], lex: Lexicon) -> tuple[int, str, str, bool]:
     """Longest phrase at the start of ``words``: (length, role, value, plural)."""
-    for n in range(min(lex.longest, len(words)), 0, -1):
+    longest = min(lex.longest, len(words))
+    singular = [lex.singular(w) for w in words[:longest]]
+    for n in range(longest, 0, -1):
         phrase = " ".join(words[:n])
         for role, table in (("conj", lex.conjunctions), ("pronoun", lex.pronouns),
                             ("poss_after", lex.poss_after), ("poss_before", lex.poss_before)):
@@ -123,13 +125,15 @@ def _match(words: list[str], lex: Lexicon) -> tuple[int, str, str, bool]:
         if phrase in lex.nouns:
             last = words[n - 1]
             return n, "noun", lex.nouns[phrase], lex.singular(last) != last
-        single = " ".join([*words[: n - 1], lex.singular(words[n - 1])])
-        if single != phrase and single in lex.nouns:
-            return n, "noun", lex.nouns[single], True
-        # "ordens de serviço": a Portuguese phrase makes its plural on its head word.
-        each = " ".join(lex.singular(w) for w in words[:n])
-        if n > 1 and each != phrase and each in lex.nouns:
-            return n, "noun", lex.nouns[each], True
+        if singular[n - 1] != words[n - 1]:
+            single = " ".join([*words[: n - 1], singular[n - 1]])
+            if single in lex.nouns:
+                return n, "noun", lex.nouns[single], True
+        if n > 1 and singular[:n] != words[:n]:
+            # "ordens de serviço": a Portuguese phrase makes its plural on its head word.
+            each = " ".join(singular[:n])
+            if each in lex.nouns:
+                return n, "noun", lex.nouns[each], True
         if phrase in lex.naming:  # after the nouns: a vocabulary's "chamado" (a ticket) wins
             return n, "naming", lex.naming[phrase], False
         if n == 1 and phrase in lex.counts:
