@@ -90,10 +90,18 @@ def clean(text: str) -> str:
 def tokenize(text: str, language: str) -> list[Token]:
     cleaned = clean(text)
     colon = _COLON_TEXT.search(cleaned)
-    if colon is not None and not _ONE_QUOTE.match(colon.group("rest")):
+    if colon is not None and not _ONE_QUOTE.match(colon.group("rest")) \
+            and not _inside_quotes(cleaned, colon.start()):
         head = _tokens(cleaned[: colon.start()], language)
         return [*head, Token("text", colon.group("rest").strip())]
     return _tokens(cleaned, language)
+
+
+def _inside_quotes(text: str, at: int) -> bool:
+    """Whether position ``at`` lies within quoted text ("note: dose high")."""
+    before = text[:at]
+    return before.count('"') % 2 == 1 or before.count("“") > before.count("”") \
+        or before.count("«") > before.count("»")
 
 
 def _tokens(cleaned: str, language: str) -> list[Token]:

@@ -52,6 +52,8 @@ def test_articles_and_other_words_are_no_numbers(language: str, text: str) -> No
     ("en", 'flag it: "dose too high"', [("word", "flag"), ("word", "it"), ("sep", ":"),
                                         ("quote", "dose too high")]),
     ("en", "at 8:30", [("word", "at"), ("num", "8"), ("sep", ":"), ("num", "30")]),
+    ("en", 'flag it "note: dose high"', [("word", "flag"), ("word", "it"),
+                                         ("quote", "note: dose high")]),
 ])
 def test_tokens(language: str, text: str, kinds: list[tuple[str, str]]) -> None:
     assert [(t.kind, t.text) for t in tokenize(text, language)] == kinds
