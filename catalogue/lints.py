@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from catalogue.selector.info import unclear_identifiers
 from catalogue.tools import Tool
 from catalogue.words import name_words
 
@@ -44,6 +45,11 @@ COMPENSATION_NOT_RETRY_SAFE = "'{undo}' undoes it and is not retry-safe"
 TOOLS_INDISTINGUISHABLE = "reads as '{words}', the same as '{other}'"
 NAME_IS_GRAMMAR = "its name '{words}' is made only of words the selector reads as grammar"
 COMPENSATION_UNKNOWN = "its undo '{undo}' names no tool"
+IDENTIFIER_UNCLEAR = (
+    "which argument identifies its {thing} cannot be told ({why}), so a turn naming one "
+    "by its identifier is unread; describe the argument as the {thing}'s identifier, or "
+    "name it after the {thing}"
+)
 TOOL_KIND_UNDECLARED = "says neither @read nor @write in its doc comment, so it cannot be imported"
 
 
@@ -97,6 +103,9 @@ def lint(tools: Sequence[Tool]) -> list[Finding]:
         if undo is not None and not undo.retry_safe:
             warnings.append(Finding("warning", "compensation_not_retry_safe", tool.name,
                                     COMPENSATION_NOT_RETRY_SAFE.format(undo=undo.name)))
+    for name, thing, why in unclear_identifiers(tools):
+        warnings.append(Finding("warning", "identifier_unclear", name,
+                                IDENTIFIER_UNCLEAR.format(thing=thing, why=why)))
     return warnings + errors
 
 

@@ -102,19 +102,39 @@ class Ask:
 
 
 @dataclass(frozen=True)
+class Explanation:
+    """Why the selector did what it did: the rule that bound an argument of a
+    step ("typed: after 'order'", "result:1 via 'its'", "context: my"), why a
+    step has its tool, or (``step`` None) why the turn was left unread."""
+
+    step: int | None
+    argument: str | None
+    rule: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.step, "argument": self.argument, "rule": self.rule}
+
+
+@dataclass(frozen=True)
 class Plan:
     language: str
     read: bool
     calls: tuple[Call, ...] = ()
     asks: tuple[Ask, ...] = ()
+    # What `stalwart plan --explain` shows; never part of the plan's identity or
+    # of its default JSON (SPEC §5's shape stays exactly as it is).
+    explain: tuple[Explanation, ...] = field(default=(), compare=False)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, *, explain: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "language": self.language,
             "read": self.read,
             "calls": [c.to_json() for c in self.calls],
             "asks": [a.to_json() for a in self.asks],
         }
+        if explain:
+            out["explain"] = [e.to_json() for e in self.explain]
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Plan:
@@ -126,8 +146,9 @@ class Plan:
         )
 
     @classmethod
-    def unread(cls, language: str) -> Plan:
-        return cls(language=language, read=False)
+    def unread(cls, language: str, why: str = "") -> Plan:
+        return cls(language=language, read=False,
+                   explain=(Explanation(None, None, f"unread: {why}"),) if why else ())
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     language = args.language or agent.default_language
     plan = Selector(agent.tools, agent.vocabulary).plan(args.text, language=language, exclude=agent.withdrawn)
-    print(json.dumps(plan.to_json(), indent=2, ensure_ascii=False))
+    # --explain adds "explain": the rule that bound each argument, why each step
+    # has its tool, or why the turn was left unread. The plan itself is unchanged.
+    print(json.dumps(plan.to_json(explain=args.explain), indent=2, ensure_ascii=False))
     return 0
 
 
@@ -106,6 +108,8 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("text")
     pl.add_argument("--language", choices=["en", "pt-BR"])
     pl.add_argument("--agent")
+    pl.add_argument("--explain", action="store_true",
+                    help="also print which rule bound each argument, or why the turn was unread")
     pl.set_defaults(func=cmd_plan)
     c = sub.add_parser("createstaff", help="create a staff account; prints a one-time password")
     c.add_argument("name")

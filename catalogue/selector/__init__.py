@@ -23,7 +23,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from catalogue.plan import Ask, Call, Plan, Vocabulary
+from catalogue.plan import Ask, Call, Explanation, Plan, Vocabulary
 from catalogue.selector.asks import MAX_CHOICES, portuguese_words, question, tool_question
 from catalogue.selector.fit import Fit, Previous, fit, prev_fields
 from catalogue.selector.grammar import Clause, read_clauses
@@ -48,6 +48,15 @@ def _words(name: str) -> set[str]:
 _CURRENCY = re.compile(r"^(?:r\$|us\$|\$|€|£)\s*|\s*(?:reais|real|dollars?|d[oó]lares)$", re.IGNORECASE)
 
 
+def _tool_why(chosen: Fit, clause: Clause) -> str:
+    info = chosen.info
+    thing = next((n.word for n in clause.nouns if info.names_thing(n.term)), "")
+    said = f"'{clause.verb}' and '{thing}'" if thing else f"'{clause.verb}'"
+    if clause.pronoun_word and not thing:
+        said += f", '{clause.pronoun_word}' pointing back"
+    return f"tool {info.name}: {said} (action '{info.action}', thing '{info.thing_term}')"
+
+
 class Selector:
     """Plans turns against one catalogue; build once, call ``plan`` often."""
 
@@ -64,38 +73,62 @@ class Selector:
 
     def _plan(self, text: str, language: str, context: Mapping[str, Any],
               exclude: frozenset[str]) -> Plan:
-        if language not in LANGUAGES or not isinstance(text, str) or not text.strip():
-            return Plan.unread(language)
+        if language not in LANGUAGES:
+            return Plan.unread(language, f"the selector reads en and pt-BR, not {language!r}")
+        if not isinstance(text, str) or not text.strip():
+            return Plan.unread(language, "the turn is empty")
         lex = self.index.lexicons[language]
         clauses = read_clauses(tokenize(text, language), lex, self.index.field_terms)
-        if not clauses or len(clauses) > MAX_CALLS or any(c.unknown or not c.verb for c in clauses):
-            return Plan.unread(language)
-        if any(c.reads_only and not c.nouns for c in clauses):
-            return Plan.unread(language)  # "what can you do?", "show all": no thing named
+        if not clauses or len(clauses) > MAX_CALLS:
+            return Plan.unread(language, f"{len(clauses)} calls; at most {MAX_CALLS} are read")
+        for number, clause in enumerate(clauses, start=1):
+            where = f"clause {number} '{' '.join(clause.text)}'"
+            if clause.unknown:
+                return Plan.unread(language, f"could not place '{clause.unknown_word}' ({where})")
+            if not clause.verb:
+                return Plan.unread(language, f"no verb ({where})")
+            if clause.reads_only and not clause.nouns:
+                # "what can you do?", "show all": no thing named
+                return Plan.unread(language, f"a question or 'all' that names no thing ({where})")
         calls: list[Call] = []
         asks: list[Ask] = []
+        explain: list[Explanation] = []
         prev: Previous | None = None
         for step, clause in enumerate(clauses, start=1):
-            fits = self._fits(clause, prev, context, exclude)
+            notes: list[str] = []
+            fits = self._fits(clause, prev, context, exclude, notes)
             if not fits:
-                return Plan.unread(language)
+                why = "; ".join(notes[:3]) if notes else (
+                    f"no tool reads as '{clause.verb}' with " + (
+                        " ".join(f"'{n.word}'" for n in clause.nouns) or "no thing"))
+                return Plan.unread(language, f"no tool takes clause {step} "
+                                             f"'{' '.join(clause.text)}': {why}")
             best = fits[0].score
             top = [f for f in fits if f.score == best]
             if len(top) > 1:
-                if len(top) > MAX_CHOICES:
-                    return Plan.unread(language)
                 names = [f.info.name for f in top]
+                if len(top) > MAX_CHOICES:
+                    return Plan.unread(language, f"{len(top)} tools fit clause {step} equally; "
+                                                 f"at most {MAX_CHOICES} are offered")
                 calls.append(Call(step, "", ()))
                 asks.append(Ask(step, None, tool_question(names, language), tools=tuple(names)))
+                explain.append(Explanation(step, None, "asked: " + ", ".join(names)
+                                           + " fit equally well"))
                 prev = None
                 continue
             chosen = top[0]
             call = Call(step, chosen.info.name, chosen.arguments)
             calls.append(call)
+            explain.append(Explanation(step, None, _tool_why(chosen, clause)))
+            for argument in chosen.arguments:
+                explain.append(Explanation(step, argument.name, chosen.why.get(argument.name, "")))
             for arg in chosen.missing:
                 asks.append(Ask(step, arg.name, question(arg, language, self._words_pt)))
+                explain.append(Explanation(step, arg.name, "asked: required, and the turn "
+                                                           "does not give it"))
             prev = Previous(step, chosen.info, call)
-        return Plan(language=language, read=True, calls=tuple(calls), asks=tuple(asks))
+        return Plan(language=language, read=True, calls=tuple(calls), asks=tuple(asks),
+                    explain=tuple(explain))
 
     def questions_for(self, tool: str, have: Collection[str], *, language: str = "en") -> list[tuple[str, dict[str, Any]]]:
         """Questions for the required arguments of ``tool`` not in ``have``, in
@@ -120,7 +153,7 @@ class Selector:
         return value if fits else text
 
     def _fits(self, clause: Clause, prev: Previous | None, context: Mapping[str, Any],
-              exclude: frozenset[str]) -> list[Fit]:
+              exclude: frozenset[str], notes: list[str] | None = None) -> list[Fit]:
         index = self.index
         actions = index.actions_for(clause.verb)
         known = prev_fields(prev)
@@ -138,16 +171,26 @@ class Selector:
             for action in sorted(actions):
                 found.update(index.by_action.get(action, ()))
                 if len(found) > MAX_VERB_ONLY:
+                    if notes is not None:
+                        notes.append(f"it names no thing and more than {MAX_VERB_ONLY} tools "
+                                     f"share the verb '{clause.verb}'")
                     return []
         fits: list[Fit] = []
         for i in sorted(found):
             info = index.infos[i]
-            if info.name in exclude or (clause.reads_only and info.tool.kind != "read"):
+            skip = ""
+            if info.name in exclude:
+                skip = "withdrawn"
+            elif clause.reads_only and info.tool.kind != "read":
+                skip = "a write, and the turn asks a question or says 'all'"
+            elif clause.question and not (info.thing and len(info.thing_words_in(
+                    {n.term for n in clause.nouns})) == len(info.thing)):
+                skip = "the question does not name its thing"  # "who is member m-5"
+            if skip:
+                if notes is not None:
+                    notes.append(f"{info.name}: {skip}")
                 continue
-            if clause.question and not (info.thing and set(info.thing) <= {
-                    n.term for n in clause.nouns}):
-                continue  # a question names what it asks about: "who is member m-5"
-            got = fit(info, clause, actions, clause.verb, prev, context)
+            got = fit(info, clause, actions, clause.verb, prev, context, notes)
             if got is not None:
                 fits.append(got)
         fits.sort(key=lambda f: (tuple(-s for s in f.score), f.info.name))

@@ -6,40 +6,39 @@ values; every value lands in exactly one argument of the right type. One
 thing left over rejects the tool (``None``): reading "charge 40 to order
 4411 for customer c-208" as a charge would drop the customer.
 
-Values are placed in this order: enum words; values after their noun
-("order 4411" -> ``order_id``); numbers before their noun ("14 days");
-then loose values by kind (money and numbers to the one number argument,
-an e-mail to the e-mail argument, quoted text to the one text argument, a
-loose identifier to the one required string argument, counted as a guess).
+Values are placed in this order (``placing`` has the rules): enum words;
+values after their noun ("order 4411" -> ``order_id``; "prescription
+RX-1188" -> the identifier the catalogue gives prescriptions; "from store
+S-2" -> ``from_store``); numbers before their noun ("14 days", or a count:
+"3 peças"); then loose values by kind (a named value to the argument for
+names, a count to the quantity, text after a colon to the free text, money
+and numbers to the one number argument, an e-mail to the e-mail argument,
+quoted text to the one text argument, a loose identifier to the one required
+string argument, counted as a guess).
 
 Then what points back: a pronoun or a noun named again without a value
 carries the previous call's argument of the same name, with its origin
 (the person typed "4411" once in this turn; the later call shows it as
 ``typed`` too, the value being known, rather than ``result:<step>``); a
-result field ("its total") becomes ``result:<step>`` with that ``field``.
-Context fills what is still open (origin ``context``).
+result field ("its total") becomes ``result:<step>`` with that ``field``, and
+so does the field of the previous result that is this tool's identifier
+("show rental r-88 and then show its vehicle" -> ``vin``). A clause that
+points back yet takes nothing from the previous call is no fit: "its vehicle"
+is never every vehicle. Context fills what is still open (origin ``context``).
 
 ``Fit.score`` orders tools; equal top scores are a choice for the person.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from catalogue.plan import Argument, Call
-from catalogue.selector.grammar import Clause, Value
+from catalogue.selector.grammar import Clause
 from catalogue.selector.index import DETAILS, ArgInfo, ToolInfo, term_of
-from catalogue.selector.numbers import typed_value
-
-_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\Z|\d{1,2}/\d{1,2}/\d{2,4}\Z")
-_AMOUNT_WORDS = frozenset({"amount", "price", "total", "value", "sum", "fee", "cost"})
-_TEXT_WORDS = frozenset({
-    "text", "message", "body", "note", "comment", "subject", "title", "description",
-    "reason", "query", "content", "name", "summary",
-})
+from catalogue.selector.placing import Placing, one
 
 
 @dataclass(frozen=True)
@@ -57,93 +56,20 @@ class Fit:
     arguments: tuple[Argument, ...]
     missing: tuple[ArgInfo, ...]
     score: tuple[int, ...]
-
-
-def _numeric(arg: ArgInfo) -> bool:
-    kinds = arg.type if isinstance(arg.type, list) else [arg.type]
-    return "number" in kinds or "integer" in kinds
-
-
-def _stringy(arg: ArgInfo) -> bool:
-    kinds = arg.type if isinstance(arg.type, list) else [arg.type]
-    return "string" in kinds or not kinds or kinds == [None]
-
-
-def _one(args: list[ArgInfo]) -> ArgInfo | None:
-    return args[0] if len(args) == 1 else None
-
-
-class _Placing:
-    def __init__(self, info: ToolInfo) -> None:
-        self.info = info
-        self.filled: dict[str, Argument] = {}
-        self.guesses = 0
-
-    def open(self) -> list[ArgInfo]:
-        return [a for a in self.info.args if a.name not in self.filled]
-
-    def put(self, arg: ArgInfo | None, value: Value) -> bool:
-        if arg is None or arg.name in self.filled:
-            return False
-        tok = value.token
-        raw = tok.text
-        if tok.kind in ("quote", "email") and not _stringy(arg):
-            return False
-        if tok.kind == "quote" and _is_id(arg):
-            return False
-        fits, typed = typed_value(raw, tok.number, arg.type)
-        if not fits:
-            return False
-        if tok.kind == "money" and not _numeric(arg):
-            return False
-        if arg.enum and typed not in arg.enum:
-            return False
-        self.filled[arg.name] = Argument(arg.name, typed, "typed")
-        return True
-
-    def loose(self, value: Value, named: set[str], thing_named: bool) -> bool:
-        kind = value.token.kind
-        free = self.open()
-        if kind == "money":
-            # Money only goes where money goes: an amount, or a plain number argument.
-            numbers = [a for a in free if _numeric(a) and not a.enum
-                       and (a.words & _AMOUNT_WORDS or a.type == "number")]
-            return self.put(_one([a for a in numbers if a.words & _AMOUNT_WORDS]) or _one(numbers),
-                            value)
-        if kind == "email":
-            return self.put(_one([a for a in free if a.is_email]), value)
-        # An argument the clause names without a value takes it: "phone to 555-1234".
-        spoken = [a for a in free if a.words & named and not a.is_email
-                  and not (kind == "quote" and _is_id(a))]
-        if len(spoken) == 1 and self.put(spoken[0], value):
-            return True
-        if kind == "num":
-            numbers = [a for a in free if _numeric(a) and not a.enum]
-            amounts = [a for a in numbers if a.words & _AMOUNT_WORDS]
-            if amounts or numbers:
-                # A bare number is an amount, or the one count of a tool the turn names.
-                arg = _one(amounts) or (_one(numbers) if thing_named else None)
-                return self.put(arg, value)
-        if kind == "id" and _DATE.match(value.token.text):
-            return self.put(_one([a for a in free if "date" in a.words]), value)
-        if kind == "quote":
-            texts = [a for a in free if _stringy(a) and a.words & _TEXT_WORDS and not a.enum]
-            plain = [a for a in free if _stringy(a) and not a.is_email and not a.enum
-                     and not _is_id(a)]
-            return self.put(_one(texts) or _one(plain), value)
-        # A loose identifier or number: only the one required string argument.
-        self.guesses += 1
-        return self.put(_one([a for a in free if a.required and _stringy(a)
-                              and not a.is_email and not a.enum]), value)
-
-
-def _is_id(arg: ArgInfo) -> bool:
-    return arg.name.lower() == "id" or arg.name.lower().endswith(("_id", "id"))
+    why: Mapping[str, str] = field(default_factory=dict)  # argument -> the rule that bound it
 
 
 def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
-        prev: Previous | None, context: Mapping[str, Any]) -> Fit | None:
-    placing = _Placing(info)
+        prev: Previous | None, context: Mapping[str, Any],
+        notes: list[str] | None = None) -> Fit | None:
+    """The fit of ``info`` for ``clause``, or None; then ``notes`` (when given)
+    gets why: the first word or value with no place in the tool."""
+    placing = Placing(info)
+
+    def miss(why: str) -> None:
+        if notes is not None:
+            notes.append(f"{info.name}: {why}")
+
     # "its total" names a field only when the previous result has one by that name;
     # otherwise ("their loans") the word is an ordinary noun after a pronoun.
     known = prev_fields(prev)
@@ -156,50 +82,63 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
     for index, noun in enumerate(clause.nouns):
         if noun not in nouns:
             continue
-        if noun.term in info.thing or info.args_for(noun.term):
+        if info.names_thing(noun.term) or info.args_for(noun.term):
             continue
         if noun.term in shown and index not in valued:
             continue
         if noun.term in info.enums:
             name, value = info.enums[noun.term]
             if name in placing.filled and placing.filled[name].value != value:
+                miss(f"'{noun.word}' says another {name}")
                 return None
-            placing.filled[name] = Argument(name, value, "typed")
+            placing.fill(Argument(name, value, "typed"), f"typed: the word '{noun.word}' (enum)")
             continue
+        miss(f"'{noun.word}' has no place")
         return None
     for value in clause.values:
         if value.after is not None:
-            if not placing.put(_one(info.args_for(nouns_term(clause, value.after))), value):
+            noun = clause.nouns[value.after]
+            if not placing.after_noun(value, noun.term, noun.direction, noun.word):
+                miss(f"'{value.token.text}' after '{noun.word}' fits no one argument")
                 return None
     loose = [v for v in clause.values if v.after is None and v.before is None]
     for value in clause.values:
         if value.after is None and value.before is not None:
-            term = nouns_term(clause, value.before)
-            arg = _one(info.args_for(term))
-            if arg is None and value.token.kind == "money" and term in info.thing:
+            noun = clause.nouns[value.before]
+            if one(info.args_for(noun.term)) is None and value.token.kind == "money" \
+                    and info.names_thing(noun.term):
                 loose.append(value)  # "pay $2.50 fine": money before the thing is loose
                 continue
-            if arg is None or not _numeric(arg) or not placing.put(arg, value):
+            if not placing.before_noun(value, noun.term, noun.word):
+                miss(f"'{value.token.text}' before '{noun.word}' fits no one argument")
                 return None
     bare = [(i, n.term) for i, n in enumerate(clause.nouns) if n in nouns
             and not any(v.after == i or v.before == i for v in clause.values)]
     named = {term for _, term in bare}
-    thing_named = any(n.term in info.thing for n in nouns)
+    thing_named = any(info.names_thing(n.term) for n in nouns)
     for value in loose:
         # Only a noun named before a loose value can claim it ("phone to 555-1234"):
         # in "charge 40 to the order, 4411" the 40 is not the order's.
         before = {term for i, term in bare if i < value.seen}
         if not placing.loose(value, before, thing_named):
+            miss(f"'{value.token.text}' fits no one argument")
             return None
     if not _point_back(placing, clause, prev, named, fields):
+        miss(f"'{clause.pronoun_word or ' '.join(fields)}' points to nothing it takes")
+        return None
+    if clause.pronoun and prev is not None and not _takes_from(placing, prev):
+        # "show rental r-88 and then show its vehicle": a call that takes nothing
+        # from the call "its" points to would be some other vehicle, or all of them.
+        miss(f"'{clause.pronoun_word}' points back, and it takes nothing from step {prev.step}")
         return None
     for arg in placing.open():
         if arg.name in context:
-            placing.filled[arg.name] = Argument(arg.name, context[arg.name], "context")
+            placing.fill(Argument(arg.name, context[arg.name], "context"),
+                         "context: my" if clause.mine else "context")
     missing = tuple(a for a in placing.open() if a.required)
     terms = {n.term for n in nouns}
-    matched = sum(1 for w in info.thing if w in terms)
-    plural = any(n.plural for n in nouns if n.term in info.thing)
+    matched = len(info.thing_words_in(terms))
+    plural = any(n.plural for n in nouns if info.names_thing(n.term))
     score = (
         int(bool(info.thing) and matched == len(info.thing)),
         int(info.action == verb),
@@ -211,7 +150,13 @@ def fit(info: ToolInfo, clause: Clause, actions: frozenset[str], verb: str,
         -placing.guesses,
     )
     ordered = tuple(placing.filled[a.name] for a in info.args if a.name in placing.filled)
-    return Fit(info, ordered, missing, score)
+    return Fit(info, ordered, missing, score, dict(placing.why))
+
+
+def _takes_from(placing: Placing, prev: Previous) -> bool:
+    """Whether an argument of this call is the previous call's, or its result."""
+    carried = set(prev.call.arguments)
+    return any(a in carried or a.origin == f"result:{prev.step}" for a in placing.filled.values())
 
 
 def nouns_term(clause: Clause, index: int) -> str:
@@ -225,7 +170,11 @@ def prev_fields(prev: Previous | None) -> set[str]:
     return {term_of(f) for f in prev.info.fields}
 
 
-def _point_back(placing: _Placing, clause: Clause, prev: Previous | None, named: set[str],
+def _names(arg: ArgInfo, named: set[str]) -> bool:
+    return any(set(term.split()) <= arg.words for term in named)
+
+
+def _point_back(placing: Placing, clause: Clause, prev: Previous | None, named: set[str],
                 terms: list[str]) -> bool:
     """Pronouns, nouns named again, and result fields of the previous call."""
     wants = clause.pronoun or bool(terms)
@@ -233,21 +182,28 @@ def _point_back(placing: _Placing, clause: Clause, prev: Previous | None, named:
         return not wants
     before = {a.name: a for a in prev.call.arguments}
     fields = prev.info.fields if prev.info is not None else {}
+    via = f"via '{clause.pronoun_word}'" if clause.pronoun_word else "named again"
+    result = f"result:{prev.step}"
     for arg in placing.open():
-        if arg.name in before and (wants or arg.words & named):
-            placing.filled[arg.name] = before[arg.name]
-        elif wants and arg.words & named and arg.name in fields:
+        if arg.name in before and (wants or _names(arg, named)):
+            origin = before[arg.name].origin
+            placing.fill(before[arg.name], f"{origin}: carried from step {prev.step} {via}")
+        elif wants and _names(arg, named) and arg.name in fields:
             # "show loan l-9 and return its book": the book comes back with the loan.
-            placing.filled[arg.name] = Argument(arg.name, None, f"result:{prev.step}",
-                                                field=arg.name)
+            placing.fill(Argument(arg.name, None, result, field=arg.name), f"{result} {via}")
+        elif wants and arg.name == placing.info.identifier and arg.name in fields:
+            # "show rental r-88 and then show its vehicle": the rental's result has
+            # the vin that identifies a vehicle.
+            placing.fill(Argument(arg.name, None, result, field=arg.name),
+                         f"{result} {via} (the field that identifies it)")
     for term in terms:
         name = next((f for f in fields if term_of(f) == term), None)
         if name is None:
             return False
         free = placing.open()
-        arg = next((a for a in free if a.name == name), None) or _one(
+        target = next((a for a in free if a.name == name), None) or one(
             [a for a in free if a.required])
-        if arg is None:
+        if target is None:
             return False
-        placing.filled[arg.name] = Argument(arg.name, None, f"result:{prev.step}", field=name)
+        placing.fill(Argument(target.name, None, result, field=name), f"{result} {via} '{term}'")
     return True

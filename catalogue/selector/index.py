@@ -16,95 +16,23 @@ verbs to English verb words, nouns to the English terms tool names use.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from catalogue.plan import Vocabulary
 from catalogue.selector import lexicon_en as en
 from catalogue.selector import lexicon_pt as pt
+from catalogue.selector.info import ArgInfo, ToolInfo, identify, term_of, tool_info
 from catalogue.tools import Tool
-from catalogue.words import name_words
+
+__all__ = ["DETAILS", "LANGUAGES", "QUESTION_VERB", "ArgInfo", "Index", "Lexicon", "ToolInfo",
+           "term_of"]
 
 LANGUAGES = ("en", "pt-BR")
 # The term words such as "details" read as: a place in any read tool, no write.
 DETAILS = "details"
 # The verb a question word reads as: a look-up.
 QUESTION_VERB = "show"
-
-
-@dataclass(frozen=True)
-class ArgInfo:
-    name: str
-    words: frozenset[str]  # singular, without "id"
-    type: Any
-    enum: tuple[Any, ...]
-    required: bool
-    is_email: bool
-
-
-@dataclass(frozen=True)
-class ToolInfo:
-    tool: Tool
-    action: str
-    thing: tuple[str, ...]  # singular words
-    thing_plural: bool
-    args: tuple[ArgInfo, ...]
-    fields: Mapping[str, Any]  # result field -> schema type
-    enums: Mapping[str, tuple[str, Any]]  # term -> (argument, value)
-
-    @property
-    def name(self) -> str:
-        return self.tool.name
-
-    def args_for(self, term: str) -> list[ArgInfo]:
-        """The arguments a noun names: ``order`` -> ``order_id``."""
-        found = [a for a in self.args if term in a.words]
-        if len(found) > 1:
-            exact = [a for a in found if a.words == frozenset({term})]
-            return exact or found
-        if not found and term in self.thing:
-            found = [a for a in self.args if a.name.lower() == "id"]
-        return found
-
-    def terms(self) -> set[str]:
-        out = set(self.thing) | set(self.enums)
-        for a in self.args:
-            out |= a.words
-        return out
-
-
-def term_of(text: str) -> str:
-    """A name or enum value read as an English term: ``due_date`` -> ``due date``."""
-    return " ".join(en.singular(w) for w in name_words(pt.fold(str(text))))
-
-
-def tool_info(tool: Tool) -> ToolInfo:
-    words = name_words(pt.fold(tool.name))
-    action = words[0] if words else ""
-    raw_thing = words[1:]
-    thing = tuple(en.singular(w) for w in raw_thing)
-    skip = (tool.idempotency or {}).get("argument")
-    required = set(tool.required)
-    args: list[ArgInfo] = []
-    enums: dict[str, tuple[str, Any]] = {}
-    for name, schema in tool.properties.items():
-        if name == skip:
-            continue
-        schema = schema if isinstance(schema, Mapping) else {}
-        arg_words = frozenset(en.singular(w) for w in name_words(pt.fold(name)) if w != "id")
-        enum = tuple(schema.get("enum") or ())
-        for value in enum:
-            enums.setdefault(term_of(value), (name, value))
-        is_email = "email" in arg_words or schema.get("format") == "email"
-        args.append(ArgInfo(name, arg_words, schema.get("type", "string"), enum,
-                            name in required, is_email))
-    result = tool.result_schema or {}
-    props = result.get("properties") if isinstance(result, Mapping) else None
-    fields = {str(k): (v or {}).get("type") for k, v in (props or {}).items()
-              if isinstance(v, Mapping) or v is None}
-    return ToolInfo(tool, action, thing, bool(raw_thing) and raw_thing[-1] != thing[-1],
-                    tuple(args), fields, enums)
 
 
 @dataclass
@@ -126,6 +54,10 @@ class Lexicon:
     quantifiers: frozenset[str] = frozenset()
     infinitive_markers: frozenset[str] = frozenset()
     verb_nouns: dict[str, str] = field(default_factory=dict)  # phrase -> implied noun term
+    naming: dict[str, str] = field(default_factory=dict)  # "called" -> preferred argument word
+    counts: frozenset[str] = frozenset()
+    directions: dict[str, str] = field(default_factory=dict)  # "from" -> "from"
+    mine: frozenset[str] = frozenset()
     longest: int = 1
 
     def singular(self, word: str) -> str:
@@ -136,7 +68,7 @@ class Index:
     """The catalogue read once: tool infos, word index, lexicons."""
 
     def __init__(self, tools: Sequence[Tool], vocabulary: Vocabulary | None) -> None:
-        self.infos: list[ToolInfo] = [tool_info(t) for t in tools]
+        self.infos: list[ToolInfo] = identify([tool_info(t) for t in tools])
         self.by_key: dict[tuple[str, str], list[int]] = {}
         self.by_action: dict[str, list[int]] = {}
         self.actions: set[str] = set()
@@ -191,6 +123,8 @@ class Index:
             lex.pronouns, lex.id_markers = en.PRONOUNS, en.ID_MARKERS
             lex.poss_before, lex.poss_after = en.POSSESSIVES_BEFORE, en.POSSESSIVES_AFTER
             lex.money_words = en.MONEY_WORDS
+            lex.naming, lex.counts, lex.directions = dict(en.NAMING), en.COUNTS, en.DIRECTIONS
+            lex.mine, vague = en.MINE, en.VAGUE_NOUNS
             for phrase, (verb, noun) in en.VERB_NOUNS.items():
                 for form in en.verb_forms(phrase):
                     lex.verbs.setdefault(form, verb)
@@ -202,8 +136,10 @@ class Index:
         else:
             verbs = dict(pt.VERBS)
             for phrase, target in words.items():
-                if phrase[-2:] in ("ar", "er", "ir") and " " not in phrase and (
-                        self._is_verb_target(target) or target in self.groups):
+                infinitive = " " not in phrase and pt.is_infinitive(phrase)
+                if (infinitive and (self._is_verb_target(target) or target in self.groups)) or (
+                        not infinitive and self._is_verb_target(target)):
+                    # "reponha: restock": a form given as it is typed reads as it is.
                     verbs[phrase] = target
                 else:
                     lex.nouns[phrase] = term_of(target)
@@ -232,6 +168,8 @@ class Index:
             lex.pronouns, lex.id_markers = pt.PRONOUNS, pt.ID_MARKERS
             lex.poss_before, lex.poss_after = pt.POSSESSIVES_BEFORE, pt.POSSESSIVES_AFTER
             lex.money_words = pt.MONEY_WORDS
+            lex.naming, lex.counts, lex.directions = dict(pt.NAMING), pt.COUNTS, pt.DIRECTIONS
+            lex.mine, vague = pt.MINE, pt.VAGUE_NOUNS
         # The catalogue's own words are nouns in both languages (loanwords such
         # as "e-mail" or "status"), after the language's own.
         for term in sorted(self.terms | self.field_terms):
@@ -242,8 +180,9 @@ class Index:
         for term in list(lex.nouns):
             if term in lex.grammar and term not in words:
                 del lex.nouns[term]  # "to", "number": grammar wins over an argument's word
+        lex.grammar = lex.grammar | {w for w in vague if w not in lex.nouns}
         keys = [*lex.verbs, *lex.nouns, *lex.grammar, *lex.conjunctions, *lex.pronouns,
-                *lex.poss_after, *lex.questions, *lex.quantifiers]
+                *lex.poss_after, *lex.questions, *lex.quantifiers, *lex.naming]
         lex.longest = max((k.count(" ") + 1 for k in keys), default=1)
         return lex
 

@@ -108,6 +108,33 @@ NOUNS: dict[str, str] = {
     "e-mail address": "email", "sum": "amount", "client": "customer",
 }
 
+# Words that name what follows: "find patients named Souza", "search products
+# called Lamp". Each names the argument word it prefers ("" for any name).
+NAMING: dict[str, str] = {
+    "named": "name", "called": "", "labelled": "label", "labeled": "label", "titled": "title",
+    "entitled": "title", "with the name": "name", "with name": "name", "by the name": "name",
+    "by name": "name",
+}
+
+# Words that count what a number before them counts: "forty packs", "3 units".
+COUNTS: frozenset[str] = frozenset({
+    "unit", "units", "pack", "packs", "package", "packages", "box", "boxes", "piece",
+    "pieces", "item", "items", "bottle", "bottles", "copy", "copies", "pcs",
+})
+
+# Prepositions that tell a direction: "from store S-2 to store S-5".
+DIRECTIONS: dict[str, str] = {
+    "from": "from", "out of": "from", "to": "to", "into": "to", "onto": "to",
+}
+
+# "my work orders": what the application knows of the person (context) fills it.
+MINE: frozenset[str] = frozenset({"my", "our"})
+
+# Nouns that name no thing of their own: "report a problem with vehicle X" reports
+# on the vehicle; the verb then decides, and two equal fits are a choice. Read as
+# grammar unless the catalogue names them.
+VAGUE_NOUNS: frozenset[str] = frozenset({"problem", "issue"})
+
 # Money words after a number: "40 dollars".
 MONEY_WORDS: frozenset[str] = frozenset({
     "dollar", "dollars", "bucks", "usd", "reais", "real", "brl", "eur", "euro", "euros",

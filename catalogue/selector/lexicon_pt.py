@@ -91,7 +91,7 @@ GRAMMAR: frozenset[str] = frozenset({
     "se", "possivel", "rapidinho", "aqui", "esse", "essa", "este", "esta", "isto",
     "mesmo", "mesma", "codigo", "id", "seu", "sua", "nosso", "nossa", "la", "ai",
     "vamos", "deixa", "deixe", "ajuda", "ajudar", "quer", "queremos",
-    "sobre", "porque", "pois", "ate", "mais",
+    "sobre", "porque", "pois", "ate", "mais", "a partir de", "a partir do", "a partir da",
 })
 
 CONJUNCTIONS: frozenset[str] = frozenset({
@@ -128,11 +128,39 @@ NOUNS: dict[str, str] = {
 
 MONEY_WORDS: frozenset[str] = frozenset({"reais", "real", "dolares", "dolar", "brl", "usd"})
 
+# "busque remédios chamados Dipirona": the word names the value that follows.
+NAMING: dict[str, str] = {
+    "chamado": "", "chamada": "", "chamados": "", "chamadas": "", "denominado": "",
+    "denominada": "", "denominados": "", "denominadas": "", "intitulado": "title",
+    "intitulada": "title", "intitulados": "title", "intituladas": "title",
+    "com o nome": "name", "com nome": "name", "de nome": "name", "com o titulo": "title",
+    "com titulo": "title", "rotulado": "label", "rotulada": "label", "rotulados": "label",
+    "rotuladas": "label",
+}
+COUNTS: frozenset[str] = frozenset({
+    "unidade", "unidades", "caixa", "caixas", "pacote", "pacotes", "embalagem", "embalagens",
+    "frasco", "frascos", "item", "itens", "copia", "copias", "peca", "pecas",
+})
+# "da loja S-2 para a loja S-5". "a" is left out: far more often an article.
+DIRECTIONS: dict[str, str] = {
+    "de": "from", "da": "from", "do": "from", "das": "from", "dos": "from", "desde": "from",
+    "para": "to", "pra": "to", "pro": "to", "pros": "to", "pras": "to", "ao": "to",
+    "aos": "to", "ate": "to",
+}
+MINE: frozenset[str] = frozenset({"meu", "minha", "meus", "minhas", "nosso", "nossa"})
+VAGUE_NOUNS: frozenset[str] = frozenset({"problema", "problemas"})
+
 
 def fold(text: str) -> str:
     """Lower case without accents (cedilla included): the form lookups use."""
     nfkd = unicodedata.normalize("NFKD", text.lower())
     return "".join(c for c in nfkd if not unicodedata.combining(c))
+
+
+def is_infinitive(word: str) -> bool:
+    """-ar, -er, -ir, and the -por family (repor, compor, dispor)."""
+    return (len(word) >= 3 and word[-2:] in ("ar", "er", "ir")) or (
+        len(word) > 3 and word.endswith("por"))
 
 
 def pt_forms(infinitive: str) -> set[str]:
@@ -142,6 +170,11 @@ def pt_forms(infinitive: str) -> set[str]:
     forms = {inf}
     if inf in IRREGULAR:
         forms.update(IRREGULAR[inf])
+    if len(inf) > 3 and inf.endswith("por"):
+        # pôr's family: "repor" -> "reponha", "repõe", "repondo".
+        head = inf[:-3]
+        forms.update(head + f for f in ("ponha", "ponham", "poe", "poem", "pondo"))
+        return forms
     if len(inf) < 3 or inf[-2:] not in ("ar", "er", "ir"):
         return forms
     stem, end = inf[:-2], inf[-2:]
@@ -167,6 +200,14 @@ def pt_forms(infinitive: str) -> set[str]:
         present = stem + "i" if stem.endswith("u") else stem + "e"
         gerund = stem + ("endo" if end == "er" else "indo")
         forms.update({subj, subj + "m", present, present + "m", gerund})
+        if end == "ir":
+            # An -ir verb turns the e of its last syllable into i where the
+            # subjunctive is: transferir -> transfira, seguir -> siga, vestir -> vista.
+            head = subj[:-1]
+            at = head.rfind("e")
+            if at > 0 and not any(c in "aeiou" for c in head[at + 1:]):
+                changed = head[:at] + "i" + head[at + 1:] + "a"
+                forms.update({changed, changed + "m"})
     return forms
 
 

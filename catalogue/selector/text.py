@@ -13,7 +13,14 @@ patterns are tried:
 - ``sep``: ``, ; . ! ?`` (a place where a turn may change call).
 
 Word tokens carry ``norm``: lower case with accents folded, the form every
-lexicon lookup uses.
+lexicon lookup uses. Then, over the tokens:
+
+- a run of number words ("two hundred and fifty", "duzentos e cinquenta") is
+  one ``num`` token marked ``spelled`` (``numwords``), and a currency sign
+  before it makes it ``money`` ("R$ quarenta");
+- text after a colon that ends the turn ("flag prescription RX-3001: patient
+  is allergic to penicillin") is one ``text`` token, kept as typed: free text
+  for a note, a comment, a reason.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from decimal import Decimal
 
 from catalogue.selector.lexicon_pt import fold
 from catalogue.selector.numbers import NUMBER_PATTERN, parse_number
+from catalogue.selector.numwords import is_number_word, read_number
 
 # A turn longer than this is cut before reading; every part of reading is
 # linear in it, so the cap only bounds work, never changes what short turns mean.
@@ -47,6 +55,7 @@ _TOKEN = re.compile(
           |\#?\d+(?:[-/]\d+)+(?![\w])
           |\#?(?=[^\W_]*\d)(?=[^\W_]*[^\W\d_])[^\W_]+)
   | (?P<num>\#?(?:""" + NUMBER_PATTERN + r"""))(?![\w])
+  | (?P<cur>R\$|US\$|\$|€|£)
   | (?P<word>[^\W\d_]+(?:['\-][^\W\d_]+)*)
   | (?P<sep>[,;.!?:])
     """,
@@ -54,12 +63,18 @@ _TOKEN = re.compile(
 )
 
 
+# ": " then text to the end of the turn, unless that text is one quoted string.
+_COLON_TEXT = re.compile(r":\s+(?P<rest>\S.*)\Z", re.DOTALL)
+_ONE_QUOTE = re.compile(r'\s*(?:"[^"]*"|“[^”]*”|«[^»]*»)\s*[.!]?\s*\Z')
+
+
 @dataclass(frozen=True)
 class Token:
-    kind: str  # quote | email | money | id | num | word | sep
+    kind: str  # quote | email | money | id | num | word | sep | text | cur
     text: str  # as typed (quotes without their marks, ids without "#")
     norm: str = ""  # word tokens: lower case, accents folded
     number: Decimal | None = None
+    spelled: bool = False  # a number written as words ("forty")
 
 
 def clean(text: str) -> str:
@@ -73,8 +88,25 @@ def clean(text: str) -> str:
 
 
 def tokenize(text: str, language: str) -> list[Token]:
+    cleaned = clean(text)
+    colon = _COLON_TEXT.search(cleaned)
+    if colon is not None and not _ONE_QUOTE.match(colon.group("rest")) \
+            and not _inside_quotes(cleaned, colon.start()):
+        head = _tokens(cleaned[: colon.start()], language)
+        return [*head, Token("text", colon.group("rest").strip())]
+    return _tokens(cleaned, language)
+
+
+def _inside_quotes(text: str, at: int) -> bool:
+    """Whether position ``at`` lies within quoted text ("note: dose high")."""
+    before = text[:at]
+    return before.count('"') % 2 == 1 or before.count("“") > before.count("”") \
+        or before.count("«") > before.count("»")
+
+
+def _tokens(cleaned: str, language: str) -> list[Token]:
     tokens: list[Token] = []
-    for match in _TOKEN.finditer(clean(text)):
+    for match in _TOKEN.finditer(cleaned):
         kind = match.lastgroup
         if kind in ("q1", "q2", "q3", "amount"):  # inner groups never end a match
             kind = None
@@ -102,4 +134,31 @@ def tokenize(text: str, language: str) -> list[Token]:
             tokens.append(Token("word", raw, norm=fold(raw)))
         elif match.group("sep") is not None:
             tokens.append(Token("sep", match.group("sep")))
-    return tokens
+        elif match.group("cur") is not None:
+            tokens.append(Token("cur", match.group("cur")))
+    return _spelled_numbers(tokens, language)
+
+
+def _spelled_numbers(tokens: list[Token], language: str) -> list[Token]:
+    """Runs of number words as one number; a currency sign before one, money.
+    A currency sign before nothing a number is dropped, as symbols are."""
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.kind == "word" and is_number_word(tok.norm.split("-")[0], language):
+            words = [t.norm if t.kind == "word" else "" for t in tokens[i : i + 12]]
+            words = words[: words.index("")] if "" in words else words
+            read = read_number(words, language)
+            if read is not None:
+                used, value = read
+                raw = " ".join(t.text for t in tokens[i : i + used])
+                money = bool(out) and out[-1].kind == "cur"
+                if money:
+                    out.pop()
+                out.append(Token("money" if money else "num", raw, number=value, spelled=True))
+                i += used
+                continue
+        out.append(tok)
+        i += 1
+    return [t for t in out if t.kind != "cur"]

@@ -6,7 +6,14 @@ from typing import Any
 import pytest
 
 from catalogue.commands import verify_main
-from catalogue.lints import COMPENSATION_NOT_RETRY_SAFE, GRAMMAR_WORDS, Finding, format_finding, lint
+from catalogue.lints import (
+    COMPENSATION_NOT_RETRY_SAFE,
+    GRAMMAR_WORDS,
+    IDENTIFIER_UNCLEAR,
+    Finding,
+    format_finding,
+    lint,
+)
 from tests.catalogue.conftest import SHOP
 from tests.catalogue.helpers import AgentFileError, load_agent_file, make_tool
 
@@ -62,6 +69,52 @@ def test_an_undo_that_is_not_retry_safe() -> None:
 ])
 def test_name_errors(names: list[str], expected: set[tuple[str, str, str]]) -> None:
     assert codes(lint([make_tool(n, kind="read") for n in names])) == expected
+
+
+def _read(name: str, /, required: list[str] | None = None, kind: str = "read",
+          **props: dict[str, Any]) -> Any:
+    return make_tool(name, kind=kind, input_schema={
+        "type": "object", "properties": props,
+        "required": list(props) if required is None else required})
+
+
+S: dict[str, Any] = {"type": "string"}
+
+
+@pytest.mark.parametrize(("tools", "warned"), [
+    # A read of one prescription by a number the schema never ties to prescriptions.
+    ([_read("get_prescription", rx_number=S)], {"get_prescription"}),
+    # Two identifiers and nothing to tell them apart.
+    ([_read("get_transfer", from_code=S, to_code=S)], {"get_transfer"}),
+    # The tool says "code" alone; the catalogue identifies prescriptions by rx_number.
+    ([_read("get_prescription", rx_number={"type": "string",
+                                           "description": "The prescription number."}),
+      _read("refill_prescription", kind="write", code=S)], {"refill_prescription"}),
+    # Told: named after the thing, described as its identifier, an identifier name.
+    ([_read("get_order", order_id=S)], set()),
+    ([_read("get_prescription", rx_number={"type": "string",
+                                           "description": "The prescription number."})], set()),
+    ([_read("get_medicine", sku=S)], set()),
+    # Nothing to tell: many things, no required argument, or arguments of other things.
+    ([_read("search_medicines", name=S)], set()),
+    ([_read("list_work_orders", required=[], status=S)], set()),
+    ([_read("get_order", order_id=S),
+      make_tool("charge_card", irreversible=True, idempotency=RETRY_SAFE, result_schema=RESULT,
+                input_schema={"type": "object", "required": ["order_id", "amount"],
+                              "properties": {"order_id": S, "amount": {"type": "number"}}})],
+     set()),
+])
+def test_identifier_unclear(tools: list[Any], warned: set[str]) -> None:
+    found = [f for f in lint(tools) if f.code == "identifier_unclear"]
+    assert {f.tool for f in found} == warned
+    assert all(f.level == "warning" for f in found)
+
+
+def test_identifier_unclear_message() -> None:
+    (found,) = lint([_read("get_prescription", rx_number=S)])
+    assert format_finding(found) == "warning identifier_unclear get_prescription: " + \
+        IDENTIFIER_UNCLEAR.format(thing="prescription", why=(
+            "'rx_number' is neither named after it nor described as its identifier"))
 
 
 def test_an_undo_naming_no_tool() -> None:

@@ -35,6 +35,14 @@ def test_plan_prints_the_plan_as_json_and_runs_nothing(data_dir):
     assert not (data_dir / "shop.db").exists()
 
 
+def test_plan_explain_says_which_rule_bound_each_argument(data_dir):
+    result = stalwart("plan", str(SHOP), "charge 40 to order 4411", "--explain", data_dir=data_dir)
+    assert result.returncode == 0, result.stderr
+    plan = json.loads(result.stdout)
+    assert plan["calls"][0]["tool"] == "charge_card"
+    assert {"step": 1, "argument": "order_id", "rule": "typed: after 'order'"} in plan["explain"]
+
+
 def test_plan_reads_portuguese_when_asked(data_dir):
     result = stalwart("plan", str(SHOP), "cobre 40 no pedido 4411", "--language", "pt-BR", data_dir=data_dir)
     plan = json.loads(result.stdout)
