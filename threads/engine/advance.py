@@ -74,7 +74,7 @@ def step_decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str
             run.steps.filter(status=Step.Status.SUCCEEDED, tool__in=run.tainted_by).values_list("index", flat=True)
         )
     verdict = check_call(
-        name=step.tool, tool=tool, arguments=arguments, withdrawn=withdrawn,
+        name=step.tool, tool=tool, arguments=arguments, withdrawn=withdrawn, privileges=run.privileges,
         tainted_by=run.tainted_by, untrusted_steps=untrusted,
     )
     if verdict.action == "refuse":
