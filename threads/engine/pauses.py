@@ -115,6 +115,21 @@ def expire_questions(thread_id: str, open_: list[Interrupt] | None = None) -> bo
     return bool(due)
 
 
+def run_pauses_close(run: Run, *, status: str) -> list[str]:
+    """Close every pause of ``run`` still open (a run that ends waits on nothing),
+    their steps cancelled; call inside the transaction that ends the run."""
+    closed = []
+    now = timezone.now()
+    for pause in run.interrupts.filter(status=Interrupt.Status.OPEN):
+        if Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(status=status, answered_at=now):
+            closed.append(pause.id)
+            if pause.step_id:
+                Step.objects.filter(pk=pause.step_id, status=Step.Status.WAITING).update(
+                    status=Step.Status.CANCELLED, updated_at=now)
+            event_append(run.thread_id, EventType.ANSWERED, {"interrupt": pause.id, "status": status})
+    return closed
+
+
 def open_pauses(thread_id: str) -> list[dict[str, Any]]:
     """The thread's open pauses, oldest first, questions past their time closed first."""
     def query() -> list[Interrupt]:

@@ -51,7 +51,10 @@ def turn_submit(
     thread = thread_open(thread_id=thread_id, session_hash=session_hash, agent=agent.name)
     lang = registry.choose_language(agent, language)
     withdrawn = registry.withdrawn_tools(agent)
-    plan: Plan = registry.selector_for(agent).plan(text_, language=lang, context=context or {}, exclude=withdrawn)
+    if agent.steps:  # the team's own steps replace the selector (SPEC §7.3)
+        plan = Plan(language=lang, read=True)
+    else:
+        plan = registry.selector_for(agent).plan(text_, language=lang, context=context or {}, exclude=withdrawn)
     run, superseded = run_create(thread=thread, agent=agent, text_=text_, language=lang, plan=plan,
                                  context=context or {}, privileges=list(privileges))
     advance = Advance(run=run)
@@ -70,7 +73,8 @@ def run_create(
     superseded = _supersede_open(thread)
     run = Run.objects.create(
         id=new_id("r"), thread=thread, agent=agent.name, language=language, text=text_,
-        plan=plan.to_json(), context=context, privileges=sorted(set(privileges or [])),
+        plan={**plan.to_json(), **({"steps": agent.steps} if agent.steps else {})}, context=context,
+        privileges=sorted(set(privileges or [])),
     )
     message = Message.objects.create(
         id=new_id("m"), thread=thread, run=run, role=Message.Role.PERSON, text=text_, language=language
