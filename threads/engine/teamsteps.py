@@ -42,8 +42,8 @@ from catalogue.bindings.python import resolve_callable
 from catalogue.check import SENTENCE_WITHDRAWN, check_call
 from catalogue.plan import Argument
 from threads.engine.execute import outcome_unknown, step_execute, step_refuse
-from threads.engine.lifecycle import FINISHED, Advance, run_status_set
-from threads.engine.pauses import pause_open, run_pauses_close
+from threads.engine.lifecycle import FINISHED, Advance, run_pauses_close, run_status_set
+from threads.engine.pauses import pause_open
 from threads.engine.replies import reply_write
 from threads.engine.values import jsonable, shown
 from threads.models import Interrupt, JournalEntry, Run, Step
