@@ -45,3 +45,4 @@ def test_two_charges_wait_side_by_side_and_each_is_charged_once(team_server):
     again = browser.resume(thread, second, "approve")
     assert again.status_code == 409 and again.json()["error"] == "interrupt_stale"
     assert len(sends()) == 2
+
