@@ -26,6 +26,9 @@ agents:
         python: tests.threads.team_flows:charge_card
         write: true
         idempotency: {{argument: idempotency_key}}
+      slow_charge:
+        python: tests.threads.team_flows:slow_charge
+        write: true
       refund_card:
         python: tests.threads.team_flows:refund_card
         write: true
@@ -62,6 +65,14 @@ def charge_card(order_id: str, amount: float, idempotency_key: str | None = None
     """Charge an order's card."""
     _sent(f"charge_card:{order_id}")
     return shop.charge_card(order_id, amount, idempotency_key)
+
+
+def slow_charge(order_id: str, amount: float) -> dict[str, Any]:
+    """Charge an order's card, slowly (so two answers overlap)."""
+    import time
+
+    time.sleep(0.4)
+    return charge_card(order_id, amount)
 
 
 def refund_card(order_id: str, amount: float) -> dict[str, Any]:
@@ -117,3 +128,11 @@ def breaks(run: Any, turn: Any) -> str:
     run.call("get_order", order_id="4411")
     raise ValueError("no such thing")
 
+
+
+def two_slow_charges(run: Any, turn: Any) -> str:
+    first, second = run.call_all([
+        ("slow_charge", {"order_id": "4411", "amount": 40}),
+        ("slow_charge", {"order_id": "5001", "amount": 99.9}),
+    ])
+    return f"charged {_id(first)} and {_id(second)}"

@@ -144,3 +144,37 @@ def test_privileges_reach_the_team_steps_check(team):
     assert refused.text == "not refunded" and refused.refusals[0]["rule"] == "privilege:refunds"
     allowed = desk.say("t-priv2", "refund", privileges=["refunds"])
     assert allowed.waiting[0]["tool"] == "refund_card"
+
+
+def test_two_answers_at_once_charge_each_order_once_and_the_run_ends(team):
+    import threading
+
+    from django.db import connection
+
+    desk = team("two_slow_charges")
+    waiting = desk.say("t-race", "charge both").waiting
+    assert len(waiting) == 2
+    barrier = threading.Barrier(2)
+    replies, errors = [], []
+
+    def answer(pause):  # type: ignore[no-untyped-def]
+        try:
+            barrier.wait()
+            replies.append(desk.resume("t-race", pause["id"], "approve", pause["token"]))
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    workers = [threading.Thread(target=answer, args=(p,)) for p in waiting]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(30)
+    assert errors == []
+    assert sorted(sends()) == ["charge_card:4411", "charge_card:5001"]
+    run = Run.objects.get(pk=replies[0].data["run"])
+    assert run.status == "done" and run.replay_owner == ""
+    assert Interrupt.objects.filter(thread_id="t-race", status="open").count() == 0
+    said = [m.text for m in run.messages.filter(role="assistant")]
+    assert sum(t.endswith("charged ch-4411 and ch-5001") for t in said) == 1, said

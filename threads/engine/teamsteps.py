@@ -34,6 +34,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from catalogue import registry
@@ -42,7 +43,7 @@ from catalogue.bindings.python import resolve_callable
 from catalogue.check import SENTENCE_WITHDRAWN, check_call
 from catalogue.plan import Argument
 from threads.engine.execute import outcome_unknown, step_execute, step_refuse
-from threads.engine.lifecycle import FINISHED, Advance, run_pauses_close, run_status_set
+from threads.engine.lifecycle import FINISHED, Advance, new_id, run_pauses_close, run_status_set
 from threads.engine.pauses import pause_open
 from threads.engine.replies import reply_write
 from threads.engine.values import jsonable, shown
@@ -226,12 +227,60 @@ class RunHandle:
 def flow_advance(run_id: str, *, advance: Advance | None = None,
                  withdrawn: frozenset[str] | None = None) -> Advance:
     """Run the team's function for this run (again, from the start) until it
-    returns or a call must wait."""
+    returns or a call must wait.
+
+    One worker replays a run at a time: it holds the run's replay lease
+    (``replay_owner``, taken by a conditional UPDATE, good until
+    ``replay_until`` in case the worker dies). An answer that arrives while
+    another worker replays sets ``replay_again`` and leaves; the holder sees
+    the flag when it lets go and replays once more, so no answer is left
+    unapplied and no two replays race to the same call.
+    """
     run = Run.objects.get(pk=run_id)
     advance = advance or Advance(run=run)
     advance.run = run
+    owner = new_id("w")
+    base, done_lines, waiting_lines = list(advance.lines), [], []
+    while True:
+        if not _lease_take(run_id, owner):
+            # Another worker replays: it goes round once more for this answer.
+            Run.objects.filter(pk=run_id).exclude(replay_owner="").update(replay_again=True)
+            if Run.objects.filter(pk=run_id, replay_owner="").exists():
+                continue  # it let go in between: take the lease after all
+            advance.run = Run.objects.get(pk=run_id)
+            advance.lines = [*base, text(run.language, "steps_busy")]
+            return reply_write(advance)
+        try:
+            run = Run.objects.get(pk=run_id)
+            advance.run = run
+            # A round that finds the run already ended (the last one did it) keeps that round's lines.
+            waiting_lines = _replay(run, withdrawn, done_lines) or waiting_lines
+        finally:
+            again = not Run.objects.filter(pk=run_id, replay_owner=owner, replay_again=False).update(
+                replay_owner="", replay_until=None)
+            if again:
+                Run.objects.filter(pk=run_id, replay_owner=owner).update(replay_owner="", replay_until=None)
+        if not again:
+            break
+    advance.lines = [*base, *done_lines, *waiting_lines]
+    return reply_write(advance)
+
+
+REPLAY_LEASE = timedelta(minutes=10)
+
+
+def _lease_take(run_id: str, owner: str) -> bool:
+    now = timezone.now()
+    free = Q(replay_owner="") | Q(replay_until__lt=now)
+    return bool(Run.objects.filter(free, pk=run_id).update(replay_owner=owner, replay_until=now + REPLAY_LEASE,
+                                                           replay_again=False))
+
+
+def _replay(run: Run, withdrawn: frozenset[str] | None, done_lines: list[str]) -> list[str]:
+    """One run of the function from the start. Appends what ran to ``done_lines``;
+    returns the lines that end the reply (what waits, or the function's own)."""
     if run.status not in (Run.Status.RUNNING, Run.Status.WAITING):
-        return reply_write(advance)  # cancelled, superseded or done: nothing more runs
+        return []  # cancelled, superseded or done: nothing more runs
     agent = registry.get_agent(run.agent)
     if withdrawn is None:
         withdrawn = registry.withdrawn_tools(agent)
@@ -244,25 +293,21 @@ def flow_advance(run_id: str, *, advance: Advance | None = None,
     except _Suspend:
         with transaction.atomic():
             run_status_set(run, Run.Status.WAITING, only_from=[Run.Status.RUNNING])
-        advance.lines += scratch.lines
-        waits = handle.waiting or []
-        advance.lines += [_waiting_line(run, step) for step in waits] or [text(run.language, "steps_busy")]
-        return reply_write(advance)
+        done_lines += scratch.lines
+        return [_waiting_line(run, step) for step in handle.waiting] or [text(run.language, "steps_busy")]
     except StepsDiffer as exc:
         log.warning("steps of run %s stopped: %s", run.id, exc)
-        return flow_stop(run, advance, text(run.language, "steps_differ", got=exc.got, was=exc.was))
+        return [flow_stop(run, text(run.language, "steps_differ", got=exc.got, was=exc.was))]
     except Exception as exc:  # the team's own code: whatever it raises, the run ends with a sentence
         log.exception("steps function of run %s failed", run.id)
-        return flow_stop(run, advance, text(run.language, "steps_failed", error=f"{exc.__class__.__name__}: {exc}"))
+        return [flow_stop(run, text(run.language, "steps_failed", error=f"{exc.__class__.__name__}: {exc}"))]
     if handle.calls_made < handle.journaled:
-        exc = StepsDiffer(handle.calls_made + 1, call_label(handle._entries[handle.calls_made + 1].tool,
-                                                            handle._entries[handle.calls_made + 1].arguments),
-                          "no call (the function returned)")
-        return flow_stop(run, advance, text(run.language, "steps_differ", got=exc.got, was=exc.was))
+        entry = handle._entries[handle.calls_made + 1]
+        was = call_label(entry.tool, entry.arguments)
+        return [flow_stop(run, text(run.language, "steps_differ", got="no call: the function returned", was=was))]
     with transaction.atomic():
-        run_status_set(run, Run.Status.DONE)
-    advance.lines.append(str(reply) if reply not in (None, "") else text(run.language, "nothing"))
-    return reply_write(advance)
+        run_status_set(run, Run.Status.DONE, only_from=[Run.Status.RUNNING, Run.Status.WAITING])
+    return [str(reply) if reply not in (None, "") else text(run.language, "nothing")]
 
 
 def _waiting_line(run: Run, step: Step) -> str:
@@ -272,12 +317,11 @@ def _waiting_line(run: Run, step: Step) -> str:
     return text(run.language, "waiting_confirm", tool=step.tool)
 
 
-def flow_stop(run: Run, advance: Advance, sentence: str) -> Advance:
+def flow_stop(run: Run, sentence: str) -> str:
     """End the run: its open pauses closed, what had not ended cancelled."""
     with transaction.atomic():
         run_pauses_close(run, status=Interrupt.Status.CANCELLED)
         run.steps.exclude(status__in=FINISHED).update(status=Step.Status.CANCELLED, updated_at=timezone.now())
-        run_status_set(run, Run.Status.DONE)
-    advance.lines.append(sentence)
-    return reply_write(advance)
+        run_status_set(run, Run.Status.DONE, only_from=[Run.Status.RUNNING, Run.Status.WAITING])
+    return sentence
 
