@@ -29,6 +29,9 @@ agents:
       slow_charge:
         python: tests.threads.team_flows:slow_charge
         write: true
+      plain_charge:
+        python: tests.threads.team_flows:plain_charge
+        write: true
       refund_card:
         python: tests.threads.team_flows:refund_card
         write: true
@@ -72,6 +75,11 @@ def slow_charge(order_id: str, amount: float) -> dict[str, Any]:
     import time
 
     time.sleep(0.4)
+    return charge_card(order_id, amount)
+
+
+def plain_charge(order_id: str, amount: float) -> dict[str, Any]:
+    """Charge an order's card (no idempotency key: never resent by itself)."""
     return charge_card(order_id, amount)
 
 
@@ -136,3 +144,9 @@ def two_slow_charges(run: Any, turn: Any) -> str:
         ("slow_charge", {"order_id": "5001", "amount": 99.9}),
     ])
     return f"charged {_id(first)} and {_id(second)}"
+
+
+def charge_then_read(run: Any, turn: Any) -> str:
+    charged = run.call("plain_charge", order_id="4411", amount=40)
+    order = run.call("get_order", order_id="4411")
+    return f"{'charged' if charged else 'not charged'}; {order['status']}"

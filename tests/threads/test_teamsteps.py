@@ -178,3 +178,41 @@ def test_two_answers_at_once_charge_each_order_once_and_the_run_ends(team):
     assert Interrupt.objects.filter(thread_id="t-race", status="open").count() == 0
     said = [m.text for m in run.messages.filter(role="assistant")]
     assert sum(t.endswith("charged ch-4411 and ch-5001") for t in said) == 1, said
+
+
+def test_an_unknown_outcome_waits_for_a_person_and_is_never_resent(team, monkeypatch):
+    desk = team("charge_then_read")
+    pause = desk.say("t-unknown", "charge").waiting[0]
+    monkeypatch.setenv("STALWART_SHOP_FAULTS", "charge_card=lose_reply")
+    unknown = desk.resume("t-unknown", pause["id"], "approve", pause["token"])
+    assert [p["kind"] for p in unknown.waiting] == ["outcome_unknown"]
+    assert sends() == ["charge_card:4411"]
+    monkeypatch.delenv("STALWART_SHOP_FAULTS")
+    done = desk.resume("t-unknown", unknown.waiting[0]["id"], "happened", unknown.waiting[0]["token"])
+    assert done.text.splitlines() == [text("en", "happened", tool="plain_charge"), "charged; paid"]
+    assert done.data["status"] == "done"
+    assert sends() == ["charge_card:4411", "get_order:4411"]
+
+
+def test_did_not_happen_asks_again_under_a_new_id(team, monkeypatch):
+    desk = team("charge_then_read")
+    pause = desk.say("t-again", "charge").waiting[0]
+    monkeypatch.setenv("STALWART_SHOP_FAULTS", "charge_card=fail")
+    failed = desk.resume("t-again", pause["id"], "approve", pause["token"])
+    # A clean failure is an outcome: journaled as failed, the function gets None and goes on.
+    assert failed.text == "not charged; unpaid" and failed.data["status"] == "done"
+    monkeypatch.setenv("STALWART_SHOP_FAULTS", "charge_card=lose_reply")
+    desk2 = team("charge_then_read")
+    first = desk2.say("t-again2", "charge").waiting[0]
+    unknown = desk2.resume("t-again2", first["id"], "approve", first["token"]).waiting[0]
+    monkeypatch.delenv("STALWART_SHOP_FAULTS")
+    retry = desk2.resume("t-again2", unknown["id"], "did_not_happen", unknown["token"]).waiting
+    assert [p["kind"] for p in retry] == ["confirm"] and retry[0]["id"] not in (first["id"], unknown["id"])
+    run_id = Interrupt.objects.get(pk=first["id"]).run_id
+    assert list(JournalEntry.objects.filter(run_id=run_id).values_list("seq", "outcome")) == [(1, "")]
+    # The person said it did not happen, but the reply had only been lost: the shop
+    # refuses the second charge, the call fails cleanly, and nothing is charged twice.
+    done = desk2.resume("t-again2", retry[0]["id"], "approve", retry[0]["token"])
+    assert done.text == "not charged; paid"
+    assert len([c for c in shop.charges("4411") if c["kind"] == "charge"]) == 1
+    assert sends() == ["charge_card:4411", "charge_card:4411", "get_order:4411"]
