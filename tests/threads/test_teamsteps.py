@@ -215,4 +215,4 @@ def test_did_not_happen_asks_again_under_a_new_id(team, monkeypatch):
     done = desk2.resume("t-again2", retry[0]["id"], "approve", retry[0]["token"])
     assert done.text == "not charged; paid"
     assert len([c for c in shop.charges("4411") if c["kind"] == "charge"]) == 1
-    assert sends() == ["charge_card:4411", "charge_card:4411", "get_order:4411"]
+    assert sends()[2:] == ["charge_card:4411", "charge_card:4411", "get_order:4411"]  # after the first run's two
