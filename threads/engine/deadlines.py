@@ -39,7 +39,7 @@ from threads.engine.events import EventType, event_append
 from threads.engine.hooks import NOTICE_ESCALATION, NOTICE_EXPIRED, pause_notice
 from threads.engine.lifecycle import FINISHED, Advance, run_pauses_close, run_status_set
 from threads.engine.replies import reply_write
-from threads.models import Interrupt, Run
+from threads.models import Interrupt, Run, Step
 from threads.texts import text
 
 log = logging.getLogger("stalwart.engine")
@@ -73,7 +73,7 @@ def pause_expire(pause: Interrupt, now: datetime) -> bool:
             return False  # answered, superseded or closed by another worker meanwhile
         pause.status, pause.answered_at = Interrupt.Status.TIMED_OUT, now
         run = Run.objects.get(pk=pause.run_id)
-        run.steps.exclude(status__in=FINISHED).update(status="cancelled", updated_at=now)
+        run.steps.exclude(status__in=FINISHED).update(status=Step.Status.CANCELLED, updated_at=now)
         others = run_pauses_close(run, status=Interrupt.Status.CANCELLED)
         run_status_set(run, Run.Status.DONE, only_from=[Run.Status.RUNNING, Run.Status.WAITING])
         step = pause.step.index if pause.step_id and pause.step else None
