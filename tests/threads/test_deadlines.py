@@ -146,3 +146,37 @@ def test_a_bad_deadline_is_refused_with_its_place(tmp_path, value, place):
     with pytest.raises(AgentFileError) as err:
         load_agent_file(path)
     assert err.value.place == f"agents[0].{place}"
+
+
+def test_a_signed_webhook_hears_of_the_expiry(make_desk):
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from approvals.webhooks import HEADER, Webhook, verify
+
+    received: list[tuple[bool, dict]] = []
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            received.append((verify(self.headers.get(HEADER), body, "hook-secret"), json.loads(body)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    set_listeners([Webhook(f"http://127.0.0.1:{server.server_port}/hook", "hook-secret")])
+    try:
+        desk = make_desk(AGENT.format(escalate=""))
+        pause = desk.say("t-hook", "charge 40 to order 4411").waiting[0]
+        row = Interrupt.objects.get(pk=pause["id"])
+        assert pauses_expire_due(now=row.expires_at) == [pause["id"]]
+    finally:
+        set_listeners([])
+        server.shutdown()
+    assert [(ok, body["thread"], body["interrupt"]["id"], body["interrupt"].get("type")) for ok, body in received] == [
+        (True, "t-hook", pause["id"], None), (True, "t-hook", pause["id"], "expired")]
+    assert received[1][1]["interrupt"]["status"] == "timed_out" and "token" not in received[1][1]["interrupt"]
