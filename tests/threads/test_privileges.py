@@ -50,3 +50,11 @@ def test_with_it_the_call_pauses_and_the_approval_runs_it_with_the_stored_privil
 def test_privileges_is_a_list_not_a_string(refunds_desk):
     with pytest.raises(TypeError):
         refunds_desk.say("t-p3", "refund 40 on order 4411", privileges="refunds")
+
+
+def test_a_context_value_is_checked_like_a_typed_one(desk):
+    reply = desk.say("t-ctx", "charge 40 to the order", context={"order_id": "4411"})
+    pause = reply.waiting[0]
+    assert {"name": "order_id", "value": "4411", "origin": "context"} in pause["arguments"]
+    assert pause["reasons"] == ["write"]  # no argument_origin reason: not the model's or the agent's
+    assert Run.objects.get(pk=reply.data["run"]).privileges == []
