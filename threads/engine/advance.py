@@ -21,7 +21,7 @@ def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: froze
     """Take the run's steps in order until one waits or all are done."""
     run = Run.objects.get(pk=run_id)
     if run.plan.get("steps"):  # a team's own steps function (SPEC §7.3), replayed from its journal
-        return flow_advance(run_id, advance=advance, withdrawn=withdrawn)
+        return flow_advance(run_id, advance=advance, withdrawn=withdrawn, run=run)
     advance = advance or Advance(run=run)
     advance.run = run
     agent = registry.get_agent(run.agent)

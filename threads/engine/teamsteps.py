@@ -225,7 +225,7 @@ class RunHandle:
 
 
 def flow_advance(run_id: str, *, advance: Advance | None = None,
-                 withdrawn: frozenset[str] | None = None) -> Advance:
+                 withdrawn: frozenset[str] | None = None, run: Run | None = None) -> Advance:
     """Run the team's function for this run (again, from the start) until it
     returns or a call must wait.
 
@@ -236,7 +236,7 @@ def flow_advance(run_id: str, *, advance: Advance | None = None,
     the flag when it lets go and replays once more, so no answer is left
     unapplied and no two replays race to the same call.
     """
-    run = Run.objects.get(pk=run_id)
+    run = run if run is not None else Run.objects.get(pk=run_id)
     advance = advance or Advance(run=run)
     advance.run = run
     owner = new_id("w")
@@ -251,7 +251,7 @@ def flow_advance(run_id: str, *, advance: Advance | None = None,
             advance.lines = [*base, text(run.language, "steps_busy")]
             return reply_write(advance)
         try:
-            run = Run.objects.get(pk=run_id)
+            run = Run.objects.get(pk=run_id)  # as it is now that this worker holds the lease
             advance.run = run
             # A round that finds the run already ended (the last one did it) keeps that round's lines.
             waiting_lines = _replay(run, withdrawn, done_lines) or waiting_lines
@@ -291,8 +291,9 @@ def _replay(run: Run, withdrawn: frozenset[str] | None, done_lines: list[str]) -
         function = resolve_callable(str(run.plan["steps"]), base_dir=str(registry.agent_file().folder))
         reply = function(handle, turn)
     except _Suspend:
-        with transaction.atomic():
-            run_status_set(run, Run.Status.WAITING, only_from=[Run.Status.RUNNING])
+        if run.status != Run.Status.WAITING:  # a pause opened in this round has set it already
+            with transaction.atomic():
+                run_status_set(run, Run.Status.WAITING, only_from=[Run.Status.RUNNING])
         done_lines += scratch.lines
         return [_waiting_line(run, step) for step in handle.waiting] or [text(run.language, "steps_busy")]
     except StepsDiffer as exc:
