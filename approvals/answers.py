@@ -31,6 +31,7 @@ from threads.engine import (
     open_pauses,
     reply_write,
     run_advance,
+    run_pauses_close,
     run_status_set,
     step_status_set,
     steps_cancel,
@@ -158,6 +159,9 @@ def _apply_confirm(run: Run, step: Step | None, decision: str, advance: Advance)
     # cancel_all: this and every later call are left out.
     steps_cancel(run, from_index=step.index)
     run_status_set(run, Run.Status.CANCELLED)
+    # A team's steps may wait on several pauses at once (SPEC §7.3): a run that
+    # ends waits on nothing, so the others close too.
+    run_pauses_close(run, status=Interrupt.Status.CANCELLED)
     event_append(run.thread_id, EventType.STEP, {"step": step.index, "tool": step.tool, "status": "cancelled"})
     advance.lines.append(text(run.language, "cancelled"))
     return False

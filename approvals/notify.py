@@ -38,3 +38,24 @@ def notify_pause(pause: Interrupt) -> list[dict[str, Any]]:
             log.warning("could not notify %r of pause %s: %s", listener, pause.id, exc)
             failures.append({"interrupt": pause.id, "to": getattr(listener, "url", repr(listener)), "error": str(exc)})
     return failures
+
+
+def notify_notice(pause: Interrupt, notice: str) -> list[dict[str, Any]]:
+    """Tell each listener of a pause that expired or is escalated (SPEC §7.6):
+    the pause as shown, plus ``type`` (``expired`` | ``escalation``),
+    ``escalation`` (true for an escalation) and ``status``. An expired pause
+    carries no token: it can no longer be answered."""
+    if not _listeners:
+        return []
+    shown = {**present(pause), "type": notice, "escalation": notice == "escalation", "status": pause.status}
+    if pause.status != Interrupt.Status.OPEN:
+        shown.pop("token", None)
+    failures = []
+    for listener in _listeners:
+        try:
+            listener(pause.thread_id, shown)
+        except Exception as exc:  # a team's own callable: whatever it raises, the sweep goes on
+            log.warning("could not tell %r of %s of pause %s: %s", listener, notice, pause.id, exc)
+            failures.append({"interrupt": pause.id, "type": notice, "to": getattr(listener, "url", repr(listener)),
+                             "error": str(exc)})
+    return failures

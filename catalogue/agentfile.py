@@ -33,8 +33,10 @@ ON_UNREAD = ("ask", "refuse")
 FILE_KEYS = {"agents", "storage"}
 AGENT_KEYS = {
     "name", "purpose", "language", "on_unread", "vocabulary", "model", "catalogue",
-    "tools", "withdrawn", "steps", "greeting",
+    "tools", "withdrawn", "steps", "greeting", "deadlines", "escalate_after",
 }
+# The kinds of pause a deadline or an escalation can name (SPEC §7.1, §7.6).
+PAUSE_KINDS = ("confirm", "outcome_unknown", "saga_stuck", "ask", "delegate")
 MODEL_KEYS = {"base_url", "model", "key_env", "timeout"}
 BINDING_KEYS = ("python", "http", "mcp")
 TOOL_KEYS = {
@@ -67,6 +69,8 @@ class AgentSpec:
     steps: str | None = None
     greeting: str = ""
     secrets: Mapping[str, frozenset[str]] = field(default_factory=dict)  # tool -> secret args
+    deadlines: Mapping[str, float] = field(default_factory=dict)  # pause kind -> seconds it may wait
+    escalate_after: Mapping[str, float] = field(default_factory=dict)  # pause kind -> seconds, then told again
 
     def tool(self, name: str) -> Tool | None:
         for t in self.tools:
@@ -218,6 +222,8 @@ def _agent(path: Path, place: str, raw: Any) -> AgentSpec:
             resolve_callable(str(steps), base_dir=str(path.parent))
         except BindingError as exc:
             raise AgentFileError(path, f"{place}.steps", str(exc)) from exc
+    deadlines = _seconds_per_kind(path, f"{place}.deadlines", raw.get("deadlines"))
+    escalate_after = _seconds_per_kind(path, f"{place}.escalate_after", raw.get("escalate_after"))
     return AgentSpec(
         name=name.strip(),
         purpose=str(raw.get("purpose") or ""),
@@ -231,7 +237,25 @@ def _agent(path: Path, place: str, raw: Any) -> AgentSpec:
         steps=str(steps) if steps else None,
         greeting=str(raw.get("greeting") or ""),
         secrets=secrets,
+        deadlines=deadlines,
+        escalate_after=escalate_after,
     )
+
+
+def _seconds_per_kind(path: Path, place: str, raw: Any) -> dict[str, float]:
+    """``{confirm: 900, ask: 600}``: a positive number of seconds per kind of pause."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise AgentFileError(path, place, "must map a kind of pause to seconds, e.g. {confirm: 900, ask: 600}")
+    out: dict[str, float] = {}
+    for kind, seconds in raw.items():
+        if kind not in PAUSE_KINDS:
+            raise AgentFileError(path, f"{place}.{kind}", f"'{kind}' is not a kind of pause ({', '.join(PAUSE_KINDS)})")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
+            raise AgentFileError(path, f"{place}.{kind}", "must be a positive number of seconds")
+        out[str(kind)] = float(seconds)
+    return out
 
 
 def _catalogue(path: Path, place: str, ref: Any) -> list[Tool]:

@@ -46,6 +46,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from daphne.server import Server
 
     name = af.agent(args.agent).name
+    from stalwart_site.context import context_mode
+
+    print(context_mode(), flush=True)
     print(f"Serving {name} at http://{args.host}:{args.port}/ (admin at /admin/)", flush=True)
     host = args.host.replace(":", r"\:")
     Server(application=application, endpoints=[f"tcp:port={args.port}:interface={host}"],
@@ -76,6 +79,18 @@ def cmd_createstaff(args: argparse.Namespace) -> int:
     role = "operator" if args.operator else "approver"
     print(f"Created {role} '{args.name}'. One-time password: {password}")
     print("Sign in at /admin/ and change it.")
+    return 0
+
+
+def cmd_context_token(args: argparse.Namespace) -> int:
+    from stalwart_site.context import ContextArgumentError, context_token
+
+    try:
+        token = context_token(ctx=args.ctx, priv=args.priv, sub=args.sub, ttl=args.ttl, secret=args.secret)
+    except ContextArgumentError as exc:
+        print(f"stalwart context-token: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    print(token)
     return 0
 
 
@@ -115,6 +130,14 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("name")
     c.add_argument("--operator", action="store_true")
     c.set_defaults(func=cmd_createstaff)
+    ct = sub.add_parser("context-token", help="mint a signed Stalwart-Context token (HS256 JWT)")
+    ct.add_argument("--ctx", action="append", default=[], metavar="NAME=VALUE",
+                    help="a context value (repeat it); a JSON object also works: --ctx '{\"customer\": \"c-208\"}'")
+    ct.add_argument("--priv", action="append", default=[], metavar="NAME", help="a privilege (repeat it)")
+    ct.add_argument("--sub", help="who the person is, as the site knows them")
+    ct.add_argument("--ttl", type=int, default=3600, help="seconds the token is good for (default 3600)")
+    ct.add_argument("--secret", help="default: STALWART_CONTEXT_SECRET")
+    ct.set_defaults(func=cmd_context_token)
     sub.add_parser("catalogue", help="catalogue import SOURCE [--mcp ...] [--declarations DIR] [--out FILE]",
                    add_help=False)
     sub.add_parser("verify", help="lint an agent file's catalogue (exit 1 on any error)", add_help=False)

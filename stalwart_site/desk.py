@@ -62,12 +62,17 @@ class Desk:
         return session_hash(self.session)
 
     def say(self, thread: str, text: str, context: dict[str, Any] | None = None,
-            language: str | None = None) -> Reply:
+            language: str | None = None, privileges: list[str] | tuple[str, ...] = ()) -> Reply:
+        """A turn. The Desk runs in the team's own process, so ``context`` and
+        ``privileges`` are taken as given (no token: the process is trusted)."""
         from threads.engine import turn_submit
         from threads.selectors import answer_view
 
+        if isinstance(privileges, str):
+            raise TypeError("privileges is a list of names, such as ['refunds'], not one string")
         advance = turn_submit(thread_id=thread, session_hash=self._session_hash, text_=text,
-                              language=language, context=context, agent_name=self.agent)
+                              language=language, context=context, privileges=list(privileges),
+                              agent_name=self.agent)
         return Reply.of(answer_view(advance))
 
     def waiting(self, thread: str) -> list[dict[str, Any]]:

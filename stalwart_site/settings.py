@@ -1,9 +1,8 @@
 """Stalwart's settings: every value from the environment (django-environ).
 
-Variables (all listed in ``.env.example``):
-``STALWART_DATA_DIR``, ``STALWART_AGENT_FILE``, ``DATABASE_URL``, ``REDIS_URL``,
-``SECRET_KEY``, ``QLS_OPERATOR_TOKEN``, ``DEBUG``, ``STALWART_PUBLIC_URL``,
-``ALLOWED_HOSTS``, ``STALWART_MAX_BODY``, ``STALWART_MAX_TURN``, ``STALWART_EMBED_ORIGINS``.
+Every variable read here is listed in ``.env.example`` (tests/test_settings_env.py
+keeps it so), with a safe development value; nothing here creates a folder or
+reads a file: ``stalwart_site.bootstrap`` prepares the environment first.
 """
 
 from __future__ import annotations
@@ -160,6 +159,9 @@ STALWART_MAX_TURN = env.int("STALWART_MAX_TURN", default=8000)
 STALWART_ASK_TIMEOUT = env.int("STALWART_ASK_TIMEOUT", default=600)
 # With a secret (make_app(secret=...)), resumes must carry a Stalwart-Signature.
 STALWART_RESUME_SECRET = env.str("STALWART_RESUME_SECRET", default="")
+# With it, context comes only from a signed Stalwart-Context header (an HS256 JWT);
+# without it (the demo) a body `context` is accepted as unsigned (SPEC §10).
+STALWART_CONTEXT_SECRET = env.str("STALWART_CONTEXT_SECRET", default="")
 
 # --- Embedding (web components) ---------------------------------------------------
 # STALWART_EMBED_ORIGINS (comma-separated, e.g. "https://shop.example,https://www.shop.example")

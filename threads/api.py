@@ -19,6 +19,7 @@ from threads.selectors import (
     SESSION_HEADER,
     THREAD_ID_RE,
     answer_view,
+    context_of,
     session_hash,
     session_of,
     thread_access,
@@ -64,13 +65,14 @@ class ThreadMessageCreateApi(SessionApi):
     class InputSerializer(serializers.Serializer[Any]):
         text = StrictCharField(allow_blank=True, trim_whitespace=False)
         language = StrictCharField(required=False, allow_null=True)
-        context = serializers.DictField(required=False)
+        context = serializers.DictField(required=False, allow_null=True)
         agent = serializers.CharField(required=False, allow_null=True)
 
     def post(self, request: Request, thread_id: str) -> Response:
         check_thread_id(thread_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        context, privileges = context_of(request._request, data.validated_data.get("context"))
         text = data.validated_data["text"]
         if len(text) > settings.STALWART_MAX_TURN:
             raise TooLarge(DETAIL_TURN_TOO_LONG.format(limit=settings.STALWART_MAX_TURN))
@@ -80,7 +82,8 @@ class ThreadMessageCreateApi(SessionApi):
             session_hash=session_hash(self.session),
             text_=text,
             language=data.validated_data.get("language"),
-            context=data.validated_data.get("context"),
+            context=context,
+            privileges=privileges,
             agent_name=data.validated_data.get("agent"),
         )
         return Response(answer_view(advance, not_notified=take_failures()))
@@ -98,18 +101,19 @@ class PlanApi(SessionApi):
         text = StrictCharField(allow_blank=True, trim_whitespace=False)
         language = StrictCharField(required=False, allow_null=True)
         agent = serializers.CharField(required=False, allow_null=True)
-        context = serializers.DictField(required=False)
+        context = serializers.DictField(required=False, allow_null=True)
 
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        context, _ = context_of(request._request, data.validated_data.get("context"))
         text = data.validated_data["text"]
         if len(text) > settings.STALWART_MAX_TURN:
             raise TooLarge(DETAIL_TURN_TOO_LONG.format(limit=settings.STALWART_MAX_TURN))
         agent = _agent(data.validated_data.get("agent"))
         language = registry.choose_language(agent, data.validated_data.get("language"))
         plan = registry.selector_for(agent).plan(
-            text, language=language, context=data.validated_data.get("context") or {},
+            text, language=language, context=context,
             exclude=registry.withdrawn_tools(agent),
         )
         return Response(plan.to_json())

@@ -51,3 +51,14 @@ class Unauthorized(StalwartError):
 class TooLarge(StalwartError):
     code = "too_large"
     http_status = 413
+
+
+DETAIL_CONTEXT_INVALID = "The Stalwart-Context token is not valid."
+
+
+class ContextInvalid(Unauthorized):
+    """A ``Stalwart-Context`` that is missing its signature, expired or malformed:
+    one code and one sentence for all (the log says which)."""
+
+    code = "context_invalid"
+    detail = DETAIL_CONTEXT_INVALID

@@ -74,6 +74,14 @@ class Run(models.Model):
     plan = models.JSONField(default=dict)
     context = models.JSONField(default=dict, blank=True)
     tainted_by = models.JSONField(default=list, blank=True)
+    # The privileges the run was started with (a signed token's ``priv``, the
+    # Python API's ``privileges=``), kept so a resume on any worker has them.
+    privileges = models.JSONField(default=list, blank=True)
+    # A team's steps (SPEC §7.3) are replayed by one worker at a time: the
+    # lease holder, until when, and whether an answer came in meanwhile.
+    replay_owner = models.CharField(max_length=40, blank=True, default="")
+    replay_until = models.DateTimeField(null=True, blank=True)
+    replay_again = models.BooleanField(default=False)
     rollback = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -155,11 +163,16 @@ class Interrupt(models.Model):
     answered_by = models.CharField(max_length=200, blank=True)
     answered_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
+    # Deadlines (SPEC §7.6): when listeners are told again, and when they were.
+    escalate_at = models.DateTimeField(null=True, blank=True)
+    escalated_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["created_at"]
-        indexes = [models.Index(fields=["status", "created_at"]), models.Index(fields=["thread", "status"])]
+        indexes = [models.Index(fields=["status", "created_at"]), models.Index(fields=["thread", "status"]),
+                   models.Index(fields=["status", "expires_at"], name="interrupt_due"),
+                   models.Index(fields=["status", "escalate_at"], name="interrupt_escalate")]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.tool} ({self.status})"
@@ -218,3 +231,33 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"{self.thread_id}#{self.seq} {self.type}"
+
+
+class JournalEntry(models.Model):
+    """One call of a team's steps function (SPEC §7.3), in the order it was made.
+
+    ``seq`` is the call's place in the function's run (1, 2, ...) and the
+    index of the step that carries it out; ``tool`` and ``arguments`` are the
+    call as the function made it, compared on replay. ``outcome`` is empty
+    until the call ends; then it holds the step's last status and ``result``
+    what the function gets back, so a replay returns it without a second send.
+    The unique (run, seq) is the claim on a call: two workers replaying at once
+    create it once.
+    """
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="journal")
+    seq = models.PositiveIntegerField()
+    tool = models.CharField(max_length=200)
+    arguments = models.JSONField(default=dict)
+    step = models.OneToOneField(Step, on_delete=models.CASCADE, related_name="journal_entry")
+    outcome = models.CharField(max_length=20, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="journal_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}@{self.seq} {self.tool} ({self.outcome or 'open'})"

@@ -4,15 +4,27 @@ shapes of SPEC §10's answers."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import secrets
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 
+from threads.context import HEADER as CONTEXT_HEADER
+from threads.context import ContextTokenError, context_read
 from threads.engine import Advance, open_pauses
-from threads.errors import NotFound
+from threads.errors import BadRequest, ContextInvalid, NotFound
 from threads.models import Step, Thread
+
+security = logging.getLogger("stalwart.security")
+log = logging.getLogger("stalwart")
+
+DETAIL_BODY_CONTEXT = ("This server takes context only from the signed Stalwart-Context header, "
+                       "never from the body.")
+# Seconds of clock difference forgiven between the site that mints a token and this server.
+CONTEXT_LEEWAY = 5
 
 SESSION_HEADER = "Stalwart-Session"
 _SESSION_RE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
@@ -38,6 +50,39 @@ def thread_access(*, thread_id: str, session: str) -> Thread:
     if thread is None or not secrets.compare_digest(thread.session_hash, session_hash(session)):
         raise NotFound()
     return thread
+
+
+def context_of(request: HttpRequest, body_context: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
+    """The request's context and privileges (SPEC §10).
+
+    With ``STALWART_CONTEXT_SECRET`` set they come only from the signed
+    ``Stalwart-Context`` header: a bad, expired or malformed token is
+    ``401 context_invalid`` (one sentence; the log says which), a body
+    ``context`` is ``400``. Without the secret (the demo) a body context is
+    taken as unsigned: logged, and never a privilege.
+    """
+    secret = settings.STALWART_CONTEXT_SECRET
+    header = request.headers.get(CONTEXT_HEADER)
+    if not secret:
+        if header is not None:
+            security.warning("a %s header, but this server has no STALWART_CONTEXT_SECRET to check it",
+                             CONTEXT_HEADER)
+            raise ContextInvalid()
+        if body_context:
+            log.info("unsigned context from the request body (no STALWART_CONTEXT_SECRET): keys %s",
+                     sorted(body_context))
+        return dict(body_context or {}), []
+    if body_context is not None:
+        security.warning("a body context while STALWART_CONTEXT_SECRET is set: refused")
+        raise BadRequest(DETAIL_BODY_CONTEXT)
+    if header is None:
+        return {}, []
+    try:
+        signed = context_read(header, secret, leeway=CONTEXT_LEEWAY)
+    except ContextTokenError as exc:
+        security.warning("a %s token refused: %s", CONTEXT_HEADER, exc.reason)
+        raise ContextInvalid() from exc
+    return dict(signed.ctx), list(signed.priv)
 
 
 def step_view(step: Step) -> dict[str, Any]:

@@ -26,6 +26,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "nothing": "Done.",
         "timed_out": "The question timed out, so I stopped there.",
         "confirm_question": "Run {tool}?",
+        "steps_differ": ("The team's steps made another call this time ({got}, where before it was {was}). "
+                         "Steps must make the same calls in the same order every time, so I stopped here."),
+        "steps_failed": "The team's steps failed ({error}), so I stopped here.",
+        "steps_busy": "Still working on it.",
+        "expired": "{tool} waited past its deadline, so I stopped there.",
     },
     "pt-BR": {
         "unread": "Desculpe, não consegui ler isso. Diga o que fazer e com o quê, como \"mostre o pedido 4411\".",
@@ -45,6 +50,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "nothing": "Feito.",
         "timed_out": "A pergunta expirou, então parei aí.",
         "confirm_question": "Executar {tool}?",
+        "steps_differ": ("Os passos da equipe fizeram outra chamada desta vez ({got}, onde antes era {was}). "
+                         "Os passos precisam fazer as mesmas chamadas na mesma ordem sempre, então parei aqui."),
+        "steps_failed": "Os passos da equipe falharam ({error}), então parei aqui.",
+        "steps_busy": "Ainda estou trabalhando nisso.",
+        "expired": "{tool} esperou além do prazo, então parei aí.",
     },
 }
 

@@ -12,7 +12,9 @@ carried on from its rows alone, by whichever worker receives the answer.
 Modules, lowest first: ``lifecycle`` (the one place a run's or a step's
 status changes), ``events`` (the thread's numbered trace), ``hooks`` (who is
 told of a new pause), ``values`` (arguments as the tool takes them),
-``replies``, ``pauses``, ``execute``, ``advance``, ``delegate`` (the model
+``replies``, ``deadlines`` (pauses closed past their deadline, escalations),
+``pauses``, ``execute``, ``teamsteps`` (a team's own steps
+function, replayed from its journal), ``advance``, ``delegate`` (the model
 hand-off), ``turns``.
 
 Transactions: each state change (with its events) commits on its own. A
@@ -22,17 +24,25 @@ recorded in a second transaction after.
 """
 
 from threads.engine.advance import run_advance
+from threads.engine.deadlines import deadlines_sweep, pauses_escalate_due, pauses_expire_due
 from threads.engine.delegate import delegate_run
 from threads.engine.events import EventType, event_append
 from threads.engine.hooks import take_failures
-from threads.engine.lifecycle import Advance, LifecycleError, run_status_set, step_status_set, steps_cancel
+from threads.engine.lifecycle import (
+    Advance,
+    LifecycleError,
+    run_pauses_close,
+    run_status_set,
+    step_status_set,
+    steps_cancel,
+)
 from threads.engine.pauses import expire_questions, open_pauses, pause_open, present, token_for
 from threads.engine.replies import reply_write
 from threads.engine.steps import steps_create
 from threads.engine.turns import thread_open, turn_submit
 
 __all__ = [
-    "Advance", "EventType", "LifecycleError", "delegate_run", "event_append", "expire_questions", "open_pauses",
-    "pause_open", "present", "reply_write", "run_advance", "run_status_set", "step_status_set", "steps_cancel",
+    "Advance", "EventType", "LifecycleError", "deadlines_sweep", "delegate_run", "event_append", "expire_questions", "open_pauses",
+    "pause_open", "pauses_escalate_due", "pauses_expire_due", "present", "reply_write", "run_advance", "run_pauses_close", "run_status_set", "step_status_set", "steps_cancel",
     "steps_create", "take_failures", "thread_open", "token_for", "turn_submit",
 ]

@@ -11,6 +11,7 @@ from threads.engine.execute import outcome_unknown, step_execute, step_refuse
 from threads.engine.lifecycle import FINISHED, Advance, run_status_set
 from threads.engine.pauses import pause_open
 from threads.engine.replies import reply_write
+from threads.engine.teamsteps import flow_advance
 from threads.engine.values import resolve, shown
 from threads.models import Interrupt, Run, Step
 from threads.texts import text
@@ -19,6 +20,8 @@ from threads.texts import text
 def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: frozenset[str] | None = None) -> Advance:
     """Take the run's steps in order until one waits or all are done."""
     run = Run.objects.get(pk=run_id)
+    if run.plan.get("steps"):  # a team's own steps function (SPEC §7.3), replayed from its journal
+        return flow_advance(run_id, advance=advance, withdrawn=withdrawn, run=run)
     advance = advance or Advance(run=run)
     advance.run = run
     agent = registry.get_agent(run.agent)
@@ -74,7 +77,7 @@ def step_decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str
             run.steps.filter(status=Step.Status.SUCCEEDED, tool__in=run.tainted_by).values_list("index", flat=True)
         )
     verdict = check_call(
-        name=step.tool, tool=tool, arguments=arguments, withdrawn=withdrawn,
+        name=step.tool, tool=tool, arguments=arguments, withdrawn=withdrawn, privileges=run.privileges,
         tainted_by=run.tainted_by, untrusted_steps=untrusted,
     )
     if verdict.action == "refuse":

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from threads.models import Message, Run, Step
+from threads.engine.events import EventType, event_append
+from threads.models import Interrupt, Message, Run, Step
 
 S = Run.Status
 # For each status, the statuses a run may reach it from. Setting the status a
@@ -108,3 +109,18 @@ def steps_supersede(run_id: str) -> None:
     Step.objects.filter(run_id=run_id, status__in=[Step.Status.WAITING, Step.Status.PLANNED]).update(
         status=Step.Status.SUPERSEDED, updated_at=timezone.now()
     )
+
+
+def run_pauses_close(run: Run, *, status: str) -> list[str]:
+    """Close every pause of ``run`` still open (a run that ends waits on nothing),
+    their steps cancelled; call inside the transaction that ends the run."""
+    closed = []
+    now = timezone.now()
+    for pause in run.interrupts.filter(status=Interrupt.Status.OPEN):
+        if Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(status=status, answered_at=now):
+            closed.append(pause.id)
+            if pause.step_id:
+                Step.objects.filter(pk=pause.step_id, status=Step.Status.WAITING).update(
+                    status=Step.Status.CANCELLED, updated_at=now)
+            event_append(run.thread_id, EventType.ANSWERED, {"interrupt": pause.id, "status": status})
+    return closed

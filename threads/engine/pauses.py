@@ -10,7 +10,6 @@ Answering is the other side's (``approvals.answers``).
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -18,12 +17,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalogue.questions import is_timed_out
+from threads.engine.deadlines import pause_expire, pause_times
 from threads.engine.events import EventType, event_append
 from threads.engine.hooks import pause_opened
-from threads.engine.lifecycle import Advance, run_status_set, step_status_set
-from threads.engine.replies import reply_write
+from threads.engine.lifecycle import run_status_set, step_status_set
 from threads.models import PAUSE_ANSWERS, Interrupt, Run, Step
-from threads.texts import text
 from threads.tokens import pause_id, pause_token
 
 
@@ -39,14 +37,12 @@ def pause_open(
         asked = [payload.get("argument"), payload.get("tools")] if kind == Interrupt.Kind.ASK else []
         pid = pause_id(run_id=run.id, step=index, kind=kind, generation=generation,
                        arguments=[payload.get("arguments"), *asked])
-        expires = None
-        if kind == Interrupt.Kind.ASK:
-            expires = timezone.now() + timedelta(seconds=settings.STALWART_ASK_TIMEOUT)
+        expires, escalate_at = pause_times(run, kind, timezone.now())
         pause, created = Interrupt.objects.get_or_create(
             id=pid,
             defaults={"thread_id": run.thread_id, "run": run, "step": step, "agent": run.agent, "kind": kind,
                       "tool": tool, "payload": {**payload, "choices": list(PAUSE_ANSWERS[kind])},
-                      "expires_at": expires},
+                      "expires_at": expires, "escalate_at": escalate_at},
         )
         if created:
             # The event keeps what was asked, never the token (SPEC §7.2: tokens are not stored).
@@ -92,27 +88,16 @@ def present(pause: Interrupt) -> dict[str, Any]:
 
 
 def expire_questions(thread_id: str, open_: list[Interrupt] | None = None) -> bool:
-    """Close questions past their timeout as ``timed_out`` (SPEC §7.5).
-    True when any closed."""
+    """Close the thread's pauses past their deadline as ``timed_out`` (SPEC §7.5,
+    §7.6), the same way the sweep does. True when any closed."""
     now = timezone.now()
     if open_ is None:
-        open_ = list(Interrupt.objects.filter(thread_id=thread_id, status=Interrupt.Status.OPEN))
+        open_ = list(Interrupt.objects.filter(thread_id=thread_id, status=Interrupt.Status.OPEN)
+                     .select_related("step"))
     # One rule for the deadline (catalogue.questions.is_timed_out): reaching it counts as past it.
     due = [p for p in open_ if p.expires_at is not None and is_timed_out(p.expires_at, now, 0)]
-    for pause in due:
-        with transaction.atomic():
-            if not Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(
-                status=Interrupt.Status.TIMED_OUT, answered_at=now
-            ):
-                continue  # answered or closed by another worker meanwhile
-            if pause.step_id:
-                step = Step.objects.get(pk=pause.step_id)
-                step_status_set(step, Step.Status.CANCELLED)
-            run_status_set(pause.run_id, Run.Status.DONE)
-            event_append(thread_id, EventType.ANSWERED, {"interrupt": pause.id, "status": "timed_out"})
-        run = Run.objects.get(pk=pause.run_id)
-        reply_write(Advance(run=run, lines=[text(run.language, "timed_out")]))
-    return bool(due)
+    closed = [pause_expire(pause, now) for pause in due]
+    return any(closed)
 
 
 def open_pauses(thread_id: str) -> list[dict[str, Any]]:

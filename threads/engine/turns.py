@@ -44,15 +44,19 @@ def turn_submit(
     text_: str,
     language: str | None = None,
     context: dict[str, Any] | None = None,
+    privileges: list[str] | tuple[str, ...] = (),
     agent_name: str | None = None,
 ) -> Advance:
     agent = registry.get_agent(agent_name)
     thread = thread_open(thread_id=thread_id, session_hash=session_hash, agent=agent.name)
     lang = registry.choose_language(agent, language)
     withdrawn = registry.withdrawn_tools(agent)
-    plan: Plan = registry.selector_for(agent).plan(text_, language=lang, context=context or {}, exclude=withdrawn)
+    if agent.steps:  # the team's own steps replace the selector (SPEC §7.3)
+        plan = Plan(language=lang, read=True)
+    else:
+        plan = registry.selector_for(agent).plan(text_, language=lang, context=context or {}, exclude=withdrawn)
     run, superseded = run_create(thread=thread, agent=agent, text_=text_, language=lang, plan=plan,
-                                 context=context or {})
+                                 context=context or {}, privileges=list(privileges))
     advance = Advance(run=run)
     if superseded:
         advance.lines.append(text(lang, "superseded"))
@@ -63,12 +67,14 @@ def turn_submit(
 
 @transaction.atomic
 def run_create(
-    *, thread: Thread, agent: AgentSpec, text_: str, language: str, plan: Plan, context: dict[str, Any]
+    *, thread: Thread, agent: AgentSpec, text_: str, language: str, plan: Plan, context: dict[str, Any],
+    privileges: list[str] | None = None,
 ) -> tuple[Run, list[str]]:
     superseded = _supersede_open(thread)
     run = Run.objects.create(
         id=new_id("r"), thread=thread, agent=agent.name, language=language, text=text_,
-        plan=plan.to_json(), context=context,
+        plan={**plan.to_json(), **({"steps": agent.steps} if agent.steps else {})}, context=context,
+        privileges=sorted(set(privileges or [])),
     )
     message = Message.objects.create(
         id=new_id("m"), thread=thread, run=run, role=Message.Role.PERSON, text=text_, language=language

@@ -1,0 +1,328 @@
+"""Team steps (SPEC §7.3): a team's own Python function instead of the selector.
+
+An agent with ``steps: module:function`` hands each turn to
+``function(run, turn) -> str``. ``run.call(tool, **arguments)`` and
+``run.call_all([(tool, arguments), ...])`` send calls through the same check
+as planned steps: a read runs, a write pauses (``confirm``), a refusal or a
+skip gives ``None``. Calls of one ``call_all`` are decided side by side, so a
+run can wait on several pauses at once, each answered by its own id.
+
+**Durable execution.** Every call is a journal entry (``JournalEntry``,
+numbered in the order the function makes its calls) carried out by a step of
+the same number. When a call cannot finish yet (its pause is open), the
+function is stopped there (``_Suspend``, a ``BaseException`` so a team's
+``except Exception`` cannot swallow it) and the run waits. Each answer runs
+the function again **from the start**: calls whose outcome is journaled return
+it at once, never sent again; the first call without one is driven on (run
+now if approved, or still waiting). The function must therefore make the same
+calls, with the same arguments, in the same order on every run (the
+determinism rule, docs/agent-file.md); a replay that calls differently is
+stopped with ``steps_differ`` and the run ends, its open pauses closed.
+
+**Several workers.** A call is created once (the unique (run, seq) is the
+claim), an approved call is sent once (``approved -> running`` by one
+conditional UPDATE); a replay that meets a call in flight on another worker
+waits for it rather than sending it again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from catalogue import registry
+from catalogue.agentfile import AgentSpec
+from catalogue.bindings.python import resolve_callable
+from catalogue.check import SENTENCE_WITHDRAWN, check_call
+from catalogue.plan import Argument
+from threads.engine.execute import outcome_unknown, step_execute, step_refuse
+from threads.engine.lifecycle import FINISHED, Advance, new_id, run_pauses_close, run_status_set
+from threads.engine.pauses import pause_open
+from threads.engine.replies import reply_write
+from threads.engine.values import jsonable, shown
+from threads.models import Interrupt, JournalEntry, Run, Step
+from threads.texts import text
+from threads.tokens import canonical
+
+log = logging.getLogger("stalwart.engine")
+
+# A call found ``running`` this long after its last change: its worker died.
+# Younger, it is in flight on another worker and the replay waits for it.
+RUNNING_STALE = timedelta(minutes=5)
+DONE, PENDING = "done", "pending"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What the function is given besides the run handle."""
+
+    text: str
+    context: Mapping[str, Any] = field(default_factory=dict)
+    language: str = "en"
+
+
+class StepsDiffer(RuntimeError):
+    """A replay made another call than the journal holds at that place."""
+
+    def __init__(self, seq: int, was: str, got: str) -> None:
+        super().__init__(f"call {seq}: {got} where the journal has {was}")
+        self.seq, self.was, self.got = seq, was, got
+
+
+class _Suspend(BaseException):  # noqa: N818 - control flow, not an error
+    """Stops the function where a call must wait; never seen by the team's code."""
+
+
+def call_label(tool: str, arguments: Mapping[str, Any]) -> str:
+    inner = ", ".join(f"{k}={canonical(v)}" for k, v in sorted(arguments.items()))
+    return f"{tool}({inner})"
+
+
+class RunHandle:
+    """The ``run`` a steps function receives."""
+
+    def __init__(self, run: Run, agent: AgentSpec, withdrawn: frozenset[str], scratch: Advance) -> None:
+        self.id = run.id
+        self.thread = run.thread_id
+        self.language = run.language
+        self._run = run
+        self._agent = agent
+        self._withdrawn = withdrawn
+        self._scratch = scratch
+        self._entries = {e.seq: e for e in JournalEntry.objects.filter(run=run).select_related("step")}
+        self._seq = 0
+        self.replayed = 0  # calls answered from the journal in this run of the function
+        self.waiting: list[Step] = []
+
+    @property
+    def journaled(self) -> int:
+        return len(self._entries)
+
+    @property
+    def calls_made(self) -> int:
+        return self._seq
+
+    def call(self, tool: str, /, **arguments: Any) -> Any:
+        """One call; its result, or ``None`` when it was skipped, refused or failed."""
+        return self.call_all([(tool, arguments)])[0]
+
+    def call_all(self, calls: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Any]:
+        """Calls side by side; their results in order once every one has ended."""
+        batch = list(calls)
+        for item in batch:
+            if (not isinstance(item, (tuple, list)) or len(item) != 2 or not isinstance(item[0], str)
+                    or not isinstance(item[1], Mapping)):
+                raise TypeError("call_all takes a list of (tool, {argument: value}) pairs")
+        results, pending = [], False
+        for tool, arguments in batch:
+            self._seq += 1
+            state, value = self._one(self._seq, tool, jsonable(dict(arguments)))
+            pending = pending or state == PENDING
+            results.append(value)
+        if pending:
+            raise _Suspend()
+        return results
+
+    # -- one call ---------------------------------------------------------------------------------------------
+    def _one(self, seq: int, tool: str, arguments: dict[str, Any]) -> tuple[str, Any]:
+        entry = self._entries.get(seq)
+        if entry is None:
+            entry = self._create(seq, tool, arguments)
+            if entry is None:
+                return PENDING, None  # another worker made this call first: it carries it on
+        elif entry.tool != tool or canonical(entry.arguments) != canonical(arguments):
+            raise StepsDiffer(seq, call_label(entry.tool, entry.arguments), call_label(tool, arguments))
+        if entry.outcome:
+            self.replayed += 1
+            return DONE, entry.result
+        return self._drive(entry, entry.step)
+
+    def _create(self, seq: int, tool: str, arguments: dict[str, Any]) -> JournalEntry | None:
+        spec = self._agent.tool(tool)
+        try:
+            with transaction.atomic():
+                step = Step.objects.create(
+                    run=self._run, index=seq, tool=tool, kind=spec.kind if spec else "write",
+                    arguments=[{"name": k, "value": v, "origin": "computed"} for k, v in sorted(arguments.items())],
+                )
+                entry = JournalEntry.objects.create(run=self._run, seq=seq, tool=tool, arguments=arguments,
+                                                    step=step)
+        except IntegrityError:
+            return None
+        self._entries[seq] = entry
+        return entry
+
+    def _drive(self, entry: JournalEntry, step: Step) -> tuple[str, Any]:
+        run, agent = self._run, self._agent
+        if step.status == Step.Status.PLANNED:
+            return self._decide(entry, step)
+        if step.status == Step.Status.APPROVED:
+            if step.tool in self._withdrawn:
+                step_refuse(run, step, "withdrawn", SENTENCE_WITHDRAWN.format(tool=step.tool), self._scratch)
+                return self._finish(entry, step)
+            claimed = Step.objects.filter(pk=step.pk, status=Step.Status.APPROVED).update(
+                status=Step.Status.RUNNING, updated_at=timezone.now())
+            if not claimed:
+                return PENDING, None  # another worker is sending it
+            step_execute(run, step, agent, self._scratch)
+            return self._after_execute(entry, step)
+        if step.status == Step.Status.WAITING:
+            self.waiting.append(step)
+            return PENDING, None
+        if step.status == Step.Status.RUNNING:
+            if step.updated_at > timezone.now() - RUNNING_STALE:
+                return PENDING, None  # in flight on another worker
+            outcome_unknown(run, step, agent.tool(step.tool), self._scratch, "the worker stopped mid-call")
+            self.waiting.append(step)
+            return PENDING, None
+        if step.status in FINISHED:
+            return self._finish(entry, step)
+        raise RuntimeError(f"step {step.index} of run {run.id} is {step.status!r}: not a state a call can be in")
+
+    def _decide(self, entry: JournalEntry, step: Step) -> tuple[str, Any]:
+        run, tool = self._run, self._agent.tool(step.tool)
+        arguments = [Argument.from_json(a) for a in step.arguments]
+        verdict = check_call(name=step.tool, tool=tool, arguments=arguments, withdrawn=self._withdrawn,
+                             privileges=run.privileges, tainted_by=run.tainted_by)
+        if verdict.action == "refuse":
+            step_refuse(run, step, verdict.rule, verdict.sentence, self._scratch)
+            return self._finish(entry, step)
+        step.reasons = list(verdict.reasons)
+        step.irreversible = verdict.irreversible
+        if verdict.action == "confirm":
+            assert tool is not None
+            pause_open(run=run, step=step, kind=Interrupt.Kind.CONFIRM, tool=step.tool, payload={
+                "question": tool.confirm or text(run.language, "confirm_question", tool=step.tool),
+                "arguments": shown(step.arguments, tool),
+                "reasons": list(verdict.reasons),
+                "irreversible": verdict.irreversible,
+            })
+            self.waiting.append(step)
+            return PENDING, None
+        step_execute(run, step, self._agent, self._scratch)
+        return self._after_execute(entry, step)
+
+    def _after_execute(self, entry: JournalEntry, step: Step) -> tuple[str, Any]:
+        if step.status == Step.Status.WAITING:  # outcome unknown: a person says whether it happened
+            self.waiting.append(step)
+            return PENDING, None
+        return self._finish(entry, step)
+
+    def _finish(self, entry: JournalEntry, step: Step) -> tuple[str, Any]:
+        """Journal the call's outcome: from now on a replay returns it without a send."""
+        result = step.result if step.status == Step.Status.SUCCEEDED else None
+        JournalEntry.objects.filter(pk=entry.pk, outcome="").update(
+            outcome=step.status, result=result, updated_at=timezone.now())
+        entry.outcome, entry.result = step.status, result
+        return DONE, result
+
+
+def flow_advance(run_id: str, *, advance: Advance | None = None,
+                 withdrawn: frozenset[str] | None = None, run: Run | None = None) -> Advance:
+    """Run the team's function for this run (again, from the start) until it
+    returns or a call must wait.
+
+    One worker replays a run at a time: it holds the run's replay lease
+    (``replay_owner``, taken by a conditional UPDATE, good until
+    ``replay_until`` in case the worker dies). An answer that arrives while
+    another worker replays sets ``replay_again`` and leaves; the holder sees
+    the flag when it lets go and replays once more, so no answer is left
+    unapplied and no two replays race to the same call.
+    """
+    run = run if run is not None else Run.objects.get(pk=run_id)
+    advance = advance or Advance(run=run)
+    advance.run = run
+    owner = new_id("w")
+    base, done_lines, waiting_lines = list(advance.lines), [], []
+    while True:
+        if not _lease_take(run_id, owner):
+            # Another worker replays: it goes round once more for this answer.
+            Run.objects.filter(pk=run_id).exclude(replay_owner="").update(replay_again=True)
+            if Run.objects.filter(pk=run_id, replay_owner="").exists():
+                continue  # it let go in between: take the lease after all
+            advance.run = Run.objects.get(pk=run_id)
+            advance.lines = [*base, text(run.language, "steps_busy")]
+            return reply_write(advance)
+        try:
+            run = Run.objects.get(pk=run_id)  # as it is now that this worker holds the lease
+            advance.run = run
+            # A round that finds the run already ended (the last one did it) keeps that round's lines.
+            waiting_lines = _replay(run, withdrawn, done_lines) or waiting_lines
+        finally:
+            again = not Run.objects.filter(pk=run_id, replay_owner=owner, replay_again=False).update(
+                replay_owner="", replay_until=None)
+            if again:
+                Run.objects.filter(pk=run_id, replay_owner=owner).update(replay_owner="", replay_until=None)
+        if not again:
+            break
+    advance.lines = [*base, *done_lines, *waiting_lines]
+    return reply_write(advance)
+
+
+REPLAY_LEASE = timedelta(minutes=10)
+
+
+def _lease_take(run_id: str, owner: str) -> bool:
+    now = timezone.now()
+    free = Q(replay_owner="") | Q(replay_until__lt=now)
+    return bool(Run.objects.filter(free, pk=run_id).update(replay_owner=owner, replay_until=now + REPLAY_LEASE,
+                                                           replay_again=False))
+
+
+def _replay(run: Run, withdrawn: frozenset[str] | None, done_lines: list[str]) -> list[str]:
+    """One run of the function from the start. Appends what ran to ``done_lines``;
+    returns the lines that end the reply (what waits, or the function's own)."""
+    if run.status not in (Run.Status.RUNNING, Run.Status.WAITING):
+        return []  # cancelled, superseded or done: nothing more runs
+    agent = registry.get_agent(run.agent)
+    if withdrawn is None:
+        withdrawn = registry.withdrawn_tools(agent)
+    scratch = Advance(run=run)
+    handle = RunHandle(run, agent, withdrawn, scratch)
+    turn = Turn(text=run.text, context=dict(run.context), language=run.language)
+    try:
+        function = resolve_callable(str(run.plan["steps"]), base_dir=str(registry.agent_file().folder))
+        reply = function(handle, turn)
+    except _Suspend:
+        if run.status != Run.Status.WAITING:  # a pause opened in this round has set it already
+            with transaction.atomic():
+                run_status_set(run, Run.Status.WAITING, only_from=[Run.Status.RUNNING])
+        done_lines += scratch.lines
+        return [_waiting_line(run, step) for step in handle.waiting] or [text(run.language, "steps_busy")]
+    except StepsDiffer as exc:
+        log.warning("steps of run %s stopped: %s", run.id, exc)
+        return [flow_stop(run, text(run.language, "steps_differ", got=exc.got, was=exc.was))]
+    except Exception as exc:  # the team's own code: whatever it raises, the run ends with a sentence
+        log.exception("steps function of run %s failed", run.id)
+        return [flow_stop(run, text(run.language, "steps_failed", error=f"{exc.__class__.__name__}: {exc}"))]
+    if handle.calls_made < handle.journaled:
+        entry = handle._entries[handle.calls_made + 1]
+        was = call_label(entry.tool, entry.arguments)
+        return [flow_stop(run, text(run.language, "steps_differ", got="no call: the function returned", was=was))]
+    with transaction.atomic():
+        run_status_set(run, Run.Status.DONE, only_from=[Run.Status.RUNNING, Run.Status.WAITING])
+    return [str(reply) if reply not in (None, "") else text(run.language, "nothing")]
+
+
+def _waiting_line(run: Run, step: Step) -> str:
+    pause = step.interrupts.filter(status=Interrupt.Status.OPEN).first()
+    if pause is not None and pause.kind == Interrupt.Kind.OUTCOME_UNKNOWN:
+        return text(run.language, "waiting_outcome", tool=step.tool)
+    return text(run.language, "waiting_confirm", tool=step.tool)
+
+
+def flow_stop(run: Run, sentence: str) -> str:
+    """End the run: its open pauses closed, what had not ended cancelled."""
+    with transaction.atomic():
+        run_pauses_close(run, status=Interrupt.Status.CANCELLED)
+        run.steps.exclude(status__in=FINISHED).update(status=Step.Status.CANCELLED, updated_at=timezone.now())
+        run_status_set(run, Run.Status.DONE, only_from=[Run.Status.RUNNING, Run.Status.WAITING])
+    return sentence
+
