@@ -13,8 +13,10 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 # needs no separate web server or collectstatic step.
 django_app = ASGIStaticFilesHandler(get_asgi_application())
 
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter  # noqa: E402
 
-from stalwart_site.routing import websocket_urlpatterns  # noqa: E402
+from stalwart_site.routing import CleanRouter, websocket_urlpatterns  # noqa: E402
 
-application = ProtocolTypeRouter({"http": django_app, "websocket": URLRouter(websocket_urlpatterns)})
+# AuthMiddlewareStack reads the admin's session cookie, so staff may follow any thread.
+application = ProtocolTypeRouter({"http": django_app, "websocket": AuthMiddlewareStack(CleanRouter(websocket_urlpatterns))})

@@ -1,0 +1,69 @@
+"""The thread's events to WebSocket clients at ``/ws/threads/{id}/`` (SPEC §10).
+
+Each message is ``{"id": <seq>, "event": <type>, "data": {...}}``, the same
+events the SSE stream sends, with the same replay-then-live rule
+(``threads.streams.ThreadFeed``): the group is joined before the replay, and
+the consumer handles one message at a time, so live events that arrive while
+the replay is read wait their turn and are then dropped if already sent.
+
+The session comes from the ``Stalwart-Session`` header or the ``session``
+query parameter (browsers cannot set headers on a WebSocket);
+``last_event_id`` resumes. A session that does not own the thread is refused
+at the handshake (close before accept: the client sees a rejected upgrade).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+from asgiref.sync import sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from threads.engine.events import thread_group
+from threads.errors import StalwartError
+from threads.selectors import THREAD_ID_RE, session_valid, thread_access_or_staff
+from threads.streams import ThreadFeed, parse_last_event_id
+
+CLOSE_REFUSED = 4404
+
+
+class ThreadEventsConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    feed: ThreadFeed | None = None
+    group: str | None = None
+
+    async def connect(self) -> None:
+        thread_id = str(self.scope["url_route"]["kwargs"].get("thread_id", ""))
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in self.scope.get("headers", [])}
+        session = headers.get("stalwart-session") or (query.get("session") or [""])[0]
+        user = self.scope.get("user")
+        staff = bool(user is not None and getattr(user, "is_active", False) and getattr(user, "is_staff", False))
+        try:
+            if not THREAD_ID_RE.match(thread_id):
+                raise StalwartError()
+            last = parse_last_event_id(headers.get("last-event-id") or (query.get("last_event_id") or [""])[0])
+            await sync_to_async(thread_access_or_staff)(
+                thread_id=thread_id, session=session if session_valid(session) else "", staff=staff)
+        except StalwartError:
+            await self.close(code=CLOSE_REFUSED)
+            return
+        self.group = thread_group(thread_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        self.feed = ThreadFeed(thread_id, last)
+        for event in await self.feed.replay():
+            await self.send_json(event)
+
+    async def disconnect(self, code: int) -> None:
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        """The stream is one way: what a client sends (JSON or not) is ignored."""
+
+    async def thread_event(self, message: dict[str, Any]) -> None:
+        if self.feed is None:
+            return
+        for event in await self.feed.accept(message):
+            await self.send_json(event)
