@@ -37,6 +37,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from stalwart_site.serve import make_app
 
     application = make_app(str(af.path), agent=args.agent)
+    from stalwart_site.checks import serve_checks_pass
+
+    if not serve_checks_pass(lambda line: print(line, file=sys.stderr, flush=True)):
+        return EXIT_INVALID
     if args.dev_pair:
         from approvals.views import PAIR_MINUTES, pairing_code_create
 

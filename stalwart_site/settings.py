@@ -138,6 +138,9 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+# How many `stalwart serve` processes share the database: more than one needs
+# REDIS_URL (a system check error with DEBUG=False, stalwart_site.checks).
+STALWART_WORKERS = env.int("STALWART_WORKERS", default=1)
 
 # --- DRF --------------------------------------------------------------------------
 REST_FRAMEWORK = {
