@@ -9,6 +9,7 @@ class ApprovalsConfig(AppConfig):
         # The engine tells of new pauses through a hook registered from here,
         # so threads never imports the answering side.
         from approvals.notify import notify_pause
+        from approvals.outbox import not_notified_take
         from threads.engine.hooks import pause_listener_add
 
-        pause_listener_add(notify_pause)
+        pause_listener_add(notify_pause, not_notified_take)

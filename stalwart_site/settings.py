@@ -3,7 +3,8 @@
 Variables (all listed in ``.env.example``):
 ``STALWART_DATA_DIR``, ``STALWART_AGENT_FILE``, ``DATABASE_URL``, ``REDIS_URL``,
 ``SECRET_KEY``, ``QLS_OPERATOR_TOKEN``, ``DEBUG``, ``STALWART_PUBLIC_URL``,
-``ALLOWED_HOSTS``, ``STALWART_MAX_BODY``, ``STALWART_MAX_TURN``.
+``ALLOWED_HOSTS``, ``STALWART_MAX_BODY``, ``STALWART_MAX_TURN``, ``STALWART_WORKERS``,
+``STALWART_WEBHOOK_URL``, ``STALWART_WEBHOOK_SECRET``.
 """
 
 from __future__ import annotations
@@ -162,6 +163,17 @@ STALWART_MAX_TURN = env.int("STALWART_MAX_TURN", default=8000)
 STALWART_ASK_TIMEOUT = env.int("STALWART_ASK_TIMEOUT", default=600)
 # With a secret (make_app(secret=...)), resumes must carry a Stalwart-Signature.
 STALWART_RESUME_SECRET = env.str("STALWART_RESUME_SECRET", default="")
+# A webhook told of each new pause (`stalwart serve --webhook URL`), signed
+# under STALWART_WEBHOOK_SECRET; delivered from the outbox (approvals.outbox).
+STALWART_WEBHOOK_URL = env.str("STALWART_WEBHOOK_URL", default="").strip()
+STALWART_WEBHOOK_SECRET = env.str("STALWART_WEBHOOK_SECRET", default="")
+if STALWART_WEBHOOK_URL and not STALWART_WEBHOOK_SECRET.strip():
+    raise ImproperlyConfigured(
+        "STALWART_WEBHOOK_URL is set but STALWART_WEBHOOK_SECRET is blank: deliveries must be signed. "
+        "Set STALWART_WEBHOOK_SECRET (e.g. `python -c \"import secrets; print(secrets.token_urlsafe(32))\"`)."
+    )
+if STALWART_WEBHOOK_URL and urlparse(STALWART_WEBHOOK_URL).scheme not in ("http", "https"):
+    raise ImproperlyConfigured("STALWART_WEBHOOK_URL must be an http:// or https:// address.")
 
 LOGGING = {
     "version": 1,

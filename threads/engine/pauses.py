@@ -1,8 +1,8 @@
 """Opening pauses and showing them (SPEC §7, §10).
 
 ``pause_open`` is the one place a pause opens: the row, the step and the run
-set waiting, the ``waiting`` event, and the listeners told after commit, in
-the caller's transaction. A pause's id is derived (``threads.tokens``): the
+set waiting, the ``waiting`` event, and the listeners told (they store their
+deliveries, sent after commit), in the caller's transaction. A pause's id is derived (``threads.tokens``): the
 same call paused for the same reason at the same point has the same id. Its
 token is never stored: it is recomputed from the pause under ``SECRET_KEY``.
 Answering is the other side's (``approvals.answers``).
@@ -52,7 +52,8 @@ def pause_open(
             # The event keeps what was asked, never the token (SPEC §7.2: tokens are not stored).
             shown = {k: v for k, v in present(pause).items() if k != "token"}
             event_append(run.thread_id, EventType.WAITING, shown)
-            transaction.on_commit(lambda: pause_opened(pause))
+            # In this transaction: the outbox keeps the notice exactly when the pause commits.
+            pause_opened(pause)
         if step is not None:
             step_status_set(step, Step.Status.WAITING)
         run_status_set(run, Run.Status.WAITING)
