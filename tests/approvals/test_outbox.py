@@ -147,3 +147,21 @@ def test_a_waiting_notice_for_a_pause_answered_meanwhile_is_skipped_and_retries_
     Interrupt.objects.filter(pk=pause["id"]).update(status=Interrupt.Status.ANSWERED)
     drain()
     assert Delivery.objects.get().status == Delivery.Status.SKIPPED
+
+
+def test_an_operator_re_enables_a_gone_endpoint_from_the_admin(receiver, admin_client):
+    receiver.answers = [(410, {}, 0.0)]
+    webhook = Webhook(receiver.url, "s3cret")
+    set_listeners([webhook])
+    pause_in("ob-8")
+    endpoint = WebhookEndpoint.objects.get(target=webhook.key)
+    listed = admin_client.get("/admin/approvals/webhookendpoint/")
+    assert listed.status_code == 200 and receiver.url in listed.content.decode()
+    done = admin_client.post("/admin/approvals/webhookendpoint/",
+                             {"action": "re_enable", "_selected_action": [endpoint.pk]}, follow=True)
+    assert done.status_code == 200 and "1 delivery is due now" in done.content.decode()
+    assert WebhookEndpoint.objects.get().disabled_at is None
+    drain()
+    receiver.wait(2)
+    assert Delivery.objects.get().status == Delivery.Status.DELIVERED
+    assert admin_client.get("/admin/approvals/delivery/").status_code == 200
