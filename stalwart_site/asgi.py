@@ -17,6 +17,12 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 
 from stalwart_site.routing import CleanRouter, websocket_urlpatterns  # noqa: E402
+from stalwart_site.streaming import StreamRouter  # noqa: E402
 
-# AuthMiddlewareStack reads the admin's session cookie, so staff may follow any thread.
-application = ProtocolTypeRouter({"http": django_app, "websocket": AuthMiddlewareStack(CleanRouter(websocket_urlpatterns))})
+# The thread stream is answered before Django's handler, so an open stream
+# holds no thread (stalwart_site.streaming); AuthMiddlewareStack reads the
+# admin's session cookie, so staff may follow any thread over WebSocket too.
+application = ProtocolTypeRouter({
+    "http": StreamRouter(django_app),
+    "websocket": AuthMiddlewareStack(CleanRouter(websocket_urlpatterns)),
+})

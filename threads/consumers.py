@@ -15,17 +15,25 @@ at the handshake (close before accept: the client sees a rejected upgrade).
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlparse
 
-from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.http.request import split_domain_port, validate_host
 
 from threads.engine.events import thread_group
 from threads.errors import StalwartError
 from threads.selectors import THREAD_ID_RE, session_valid, thread_access_or_staff
-from threads.streams import ThreadFeed, parse_last_event_id
+from threads.streams import ThreadFeed, db_call, parse_last_event_id
 
 CLOSE_REFUSED = 4404
+
+
+def same_site(origin: str | None) -> bool:
+    if not origin:
+        return True  # not a browser page (browsers always send Origin on a WebSocket)
+    domain, _port = split_domain_port(urlparse(origin).netloc)
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
 
 
 class ThreadEventsConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
@@ -38,12 +46,15 @@ class ThreadEventsConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in self.scope.get("headers", [])}
         session = headers.get("stalwart-session") or (query.get("session") or [""])[0]
         user = self.scope.get("user")
-        staff = bool(user is not None and getattr(user, "is_active", False) and getattr(user, "is_staff", False))
+        # The admin's cookie counts only from a page of this site: a WebSocket has no
+        # CORS, so another site's page could otherwise read threads with a staff cookie.
+        staff = bool(user is not None and getattr(user, "is_active", False) and getattr(user, "is_staff", False)
+                     and same_site(headers.get("origin")))
         try:
             if not THREAD_ID_RE.match(thread_id):
                 raise StalwartError()
             last = parse_last_event_id(headers.get("last-event-id") or (query.get("last_event_id") or [""])[0])
-            await sync_to_async(thread_access_or_staff)(
+            await db_call(thread_access_or_staff)(
                 thread_id=thread_id, session=session if session_valid(session) else "", staff=staff)
         except StalwartError:
             await self.close(code=CLOSE_REFUSED)

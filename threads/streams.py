@@ -30,11 +30,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
+from django.db import connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 
 from threads.engine.events import thread_group
@@ -47,7 +48,24 @@ log = logging.getLogger("stalwart.streams")
 HEARTBEAT = 15.0
 RETRY_MS = 3000
 REPLAY_LIMIT = 1000
+T = TypeVar("T")
 DETAIL_LAST_EVENT_ID = "Last-Event-ID is the number of the last event received (0 or more)."
+
+
+def db_call(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
+    """``fn`` on the shared worker pool, its connection closed after.
+
+    Not thread-sensitive: under Django's ASGI handler a thread-sensitive call
+    would tie the request to a thread of its own for as long as the stream is
+    open; outside it, every stream would queue on one thread.
+    """
+    def closing(*args: Any, **kwargs: Any) -> T:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            connections.close_all()
+
+    return sync_to_async(closing, thread_sensitive=False)
 
 
 def event_dict(seq: int, type_: str, data: Any) -> dict[str, Any]:
@@ -83,7 +101,7 @@ class ThreadFeed:
     async def replay(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         while True:  # REPLAY_LIMIT a page, until caught up
-            page = await sync_to_async(events_after)(self.thread_id, self.last)
+            page = await db_call(events_after)(self.thread_id, self.last)
             out.extend(page)
             if page:
                 self.last = page[-1]["id"]
@@ -95,7 +113,7 @@ class ThreadFeed:
         if seq <= self.last:
             return []  # already sent by the replay (or a duplicate publish)
         if seq > self.last + 1:
-            missed = await sync_to_async(events_after)(self.thread_id, self.last, seq)
+            missed = await db_call(events_after)(self.thread_id, self.last, seq)
             if missed and missed[-1]["id"] == seq:
                 self.last = seq
                 return missed
@@ -105,6 +123,12 @@ class ThreadFeed:
         out.append(event_dict(seq, message["event"], message["data"]))
         self.last = seq
         return out
+
+
+def stream_headers() -> list[tuple[bytes, bytes]]:
+    return [(b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-store"),
+            # a proxy in front must not hold the events back
+            (b"x-accel-buffering", b"no"), (b"x-content-type-options", b"nosniff")]
 
 
 def sse_block(event: dict[str, Any]) -> str:
@@ -170,11 +194,11 @@ async def thread_stream_view(request: HttpRequest, thread_id: str) -> HttpRespon
         last = parse_last_event_id(request.headers.get("Last-Event-ID") or request.GET.get("last_event_id"))
         user = await request.auser() if hasattr(request, "auser") else None
         staff = bool(user is not None and user.is_active and user.is_staff)
-        await sync_to_async(thread_access_or_staff)(thread_id=thread_id, session=stream_session(request),
+        await db_call(thread_access_or_staff)(thread_id=thread_id, session=stream_session(request),
                                                      staff=staff)
     except StalwartError as err:
         return JsonResponse(err.body(), status=err.http_status)
     response = StreamingHttpResponse(sse_events(thread_id, last), content_type="text/event-stream; charset=utf-8")
-    response["Cache-Control"] = "no-store"
-    response["X-Accel-Buffering"] = "no"  # a proxy in front must not hold the events back
+    for name, value in stream_headers()[1:]:
+        response[name.decode()] = value.decode()
     return response

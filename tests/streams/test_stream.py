@@ -141,3 +141,51 @@ def test_an_unknown_websocket_route_is_refused_cleanly_and_the_server_serves_on(
     assert "Traceback" not in server.log()
     browser, _ = started(server, "after")
     browser.close()
+
+
+def test_open_streams_hold_no_thread_each(server):
+    browser, thread = started(server, "many")
+    assert server.proc is not None
+    readers = [stream(server, browser, thread) for _ in range(40)]
+    for reader in readers:
+        reader.take_until("reply")
+    threads = int(next(line.split()[1] for line in Path(f"/proc/{server.proc.pid}/status").read_text().splitlines()
+                       if line.startswith("Threads:")))
+    assert threads < 30, f"{threads} OS threads with 40 streams open"
+    browser.say(thread, "show order 4411")
+    assert all(r.take_until("reply")[0]["event"] == "turn" for r in readers)
+    for reader in readers:
+        reader.close()
+    browser.close()
+
+
+def test_staff_signed_in_to_the_admin_may_follow_any_thread(server):
+    import re
+
+    import httpx
+
+    from tests.e2e.test_commands import stalwart
+
+    created = stalwart("createstaff", f"st-{uuid.uuid4().hex[:6]}", data_dir=server.data_dir)
+    name = re.search(r"Created approver '([^']+)'", created.stdout).group(1)  # type: ignore[union-attr]
+    password = re.search(r"One-time password: (\S+)", created.stdout).group(1)  # type: ignore[union-attr]
+    browser, thread = started(server, "staffed")
+    with httpx.Client(base_url=server.url) as admin:
+        login = admin.get("/admin/login/")
+        signed_in = admin.post("/admin/login/?next=/admin/", data={
+            "username": name, "password": password, "csrfmiddlewaretoken": login.cookies["csrftoken"]})
+        assert signed_in.status_code == 302
+        cookie = f"sessionid={admin.cookies['sessionid']}"
+    reader = SSEReader(f"{server.url}/threads/{thread}/stream", headers={"Cookie": cookie})
+    assert reader.status == 200 and reader.take(1)[0]["event"] == "turn"
+    reader.close()
+    forged = SSEReader(f"{server.url}/threads/{thread}/stream", headers={"Cookie": "sessionid=not-a-session"})
+    assert forged.status == 404
+    with connect(ws_url(server, f"/ws/threads/{thread}/"), additional_headers={"Cookie": cookie},
+                 open_timeout=10) as ws:
+        assert json.loads(ws.recv(timeout=10))["event"] == "turn"
+    # From another site's page the admin's cookie counts for nothing.
+    with pytest.raises(InvalidStatus):
+        connect(ws_url(server, f"/ws/threads/{thread}/"), additional_headers={"Cookie": cookie},
+                origin="https://evil.example", open_timeout=10)
+    browser.close()
