@@ -112,7 +112,21 @@ async def fan_out(servers: list[Server], streams: int, batch: int = 50) -> dict[
     posted = await asyncio.to_thread(browser.say, thread, "show order 4411")
     answered = time.perf_counter() - sent
     assert posted.status_code == 200, posted.text
-    arrived = await asyncio.wait_for(asyncio.gather(*waits), timeout=60)
+    done, pending = await asyncio.wait(waits, timeout=30)
+    if pending:
+        again = await asyncio.to_thread(browser.say, thread, "show order 4411")
+        late, _ = await asyncio.wait(pending, timeout=10)
+        print(f"after one more turn ({again.status_code}), {len(late)} of the {len(pending)} late streams had it",
+              file=sys.stderr)
+        for task in pending:
+            task.cancel()
+        missing = [i for i, w in enumerate(waits) if w in pending]
+        for s in servers:
+            print("\n".join(line for line in s.log().splitlines() if "WARNING" in line or "Error" in line
+                            or "lost" in line)[-3000:], file=sys.stderr)
+        raise SystemExit(f"{len(pending)} of {streams} streams did not get the event in 60 s "
+                         f"(per worker: {[sum(1 for i in missing if i % len(servers) == k) for k in range(len(servers))]})")
+    arrived = [w.result() for w in waits]
     delays = sorted(t - sent for t in arrived)
     for c in clients:
         c.close()

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 from django.utils.translation import gettext_lazy as _
 
-IN_MEMORY = "channels.layers.InMemoryChannelLayer"
+IN_MEMORY = ("channels.layers.InMemoryChannelLayer", "stalwart_site.layers.InMemoryChannelLayer")
 HINT_REDIS = _("Set REDIS_URL (redis://host:6379/0) so events cross processes over the Redis channel layer.")
 
 
@@ -25,7 +25,7 @@ def _layer_backend() -> str:
 
 @register(Tags.compatibility, "stalwart")
 def channel_layer_check(app_configs: Any = None, **kwargs: Any) -> list[Any]:
-    if _layer_backend() != IN_MEMORY:
+    if _layer_backend() not in IN_MEMORY:
         return []
     workers = int(getattr(settings, "STALWART_WORKERS", 1))
     if workers > 1 and not settings.DEBUG:

@@ -135,10 +135,14 @@ elif _db["ENGINE"] == "django.db.backends.postgresql":
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+        # redis-py reads with a 5 s socket timeout by default, the same as the layer's
+        # blocking pop (BZPOPMIN, 5 s): an idle listener's read would race it and fail.
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
+                    "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]}}
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # Channels' in-memory layer, with a fan-out that scales (stalwart_site.layers).
+    CHANNEL_LAYERS = {"default": {"BACKEND": "stalwart_site.layers.InMemoryChannelLayer"}}
 # How many `stalwart serve` processes share the database: more than one needs
 # REDIS_URL (a system check error with DEBUG=False, stalwart_site.checks).
 STALWART_WORKERS = env.int("STALWART_WORKERS", default=1)

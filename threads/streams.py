@@ -14,7 +14,9 @@ with a ``retry:`` advice first and a comment line (``: heartbeat``) every
 Replay then live, with no gap and no duplicate: the listener joins the
 thread's channel-layer group *first*, then reads the stored events after
 ``Last-Event-ID`` from the database, then forwards live ones, dropping any
-whose ``seq`` it has already sent. Sequence numbers are taken under the
+whose ``seq`` it has already sent; a quiet stream also reads the database
+once a minute, and after a channel-layer failure, so a live message lost on
+the way still arrives. Sequence numbers are taken under the
 thread row's lock and committed in order, so a live event whose ``seq`` is
 more than one past the last sent means something was missed (another worker's
 publish arrived later, or a layer dropped one): the gap is read back from the
@@ -48,6 +50,8 @@ log = logging.getLogger("stalwart.streams")
 HEARTBEAT = 15.0
 RETRY_MS = 3000
 REPLAY_LIMIT = 1000
+CATCH_UP = "stream.catch_up"
+CATCH_UP_EVERY = 4  # heartbeats: a quiet stream reads the database once a minute
 T = TypeVar("T")
 DETAIL_LAST_EVENT_ID = "Last-Event-ID is the number of the last event received (0 or more)."
 
@@ -152,17 +156,33 @@ async def sse_events(thread_id: str, last: int, *, heartbeat: float = HEARTBEAT)
 
             async def read() -> None:
                 while True:
-                    queue.put_nowait(await layer.receive(channel))
+                    try:
+                        queue.put_nowait(await layer.receive(channel))
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception:  # Redis away for a moment: read again, and catch up from the database
+                        log.warning("stream of thread %s: channel layer failed", thread_id, exc_info=True)
+                        queue.put_nowait({"type": CATCH_UP})
+                        await asyncio.sleep(1.0)
 
             reader = asyncio.ensure_future(read())
         yield f"retry: {RETRY_MS}\n\n"
         for event in await feed.replay():
             yield sse_block(event)
+        quiet = 0
         while True:
             try:
                 message = await asyncio.wait_for(queue.get(), timeout=heartbeat)
             except TimeoutError:
                 yield ": heartbeat\n\n"
+                quiet += 1
+                if quiet % CATCH_UP_EVERY == 0:
+                    message = {"type": CATCH_UP}  # a live message lost on the way still arrives
+                else:
+                    continue
+            if message.get("type") == CATCH_UP:
+                for event in await feed.replay():
+                    yield sse_block(event)
                 continue
             if message.get("type") != "thread.event":
                 continue
