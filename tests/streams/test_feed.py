@@ -66,3 +66,47 @@ def test_an_sse_block_is_id_event_and_one_line_of_json():
     lines = block.splitlines()
     assert lines[:2] == ["id: 7", "event: reply"]
     assert json.loads(lines[2].removeprefix("data: ")) == {"text": "two\nlines", "é": 1}
+
+
+class FlakyLayer:
+    """A channel layer whose first receive fails (Redis away for a moment), then hears nothing."""
+
+    fail_now = False
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def new_channel(self) -> str:
+        return "specific.test!1"
+
+    async def group_add(self, group: str, channel: str) -> None:
+        pass
+
+    async def group_discard(self, group: str, channel: str) -> None:
+        pass
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        self.calls += 1
+        if self.calls == 1:
+            while not FlakyLayer.fail_now:
+                await asyncio.sleep(0.02)
+            raise ConnectionError("redis went away")
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+
+def test_after_a_channel_layer_failure_the_stream_catches_up_from_the_database(monkeypatch):
+    make_thread(events=1)
+    monkeypatch.setattr("threads.streams.get_channel_layer", FlakyLayer)
+
+    async def run() -> list[str]:
+        stream = sse_events("feed-1", 1, heartbeat=30)
+        out = [await anext(stream)]  # retry advice; the replay is empty
+        await asyncio.to_thread(_append)  # committed while the layer was failing: never heard live
+        FlakyLayer.fail_now = True
+        out.append(await asyncio.wait_for(anext(stream), timeout=5))
+        await stream.aclose()
+        return out
+
+    retry, caught_up = asyncio.run(run())
+    assert retry.startswith("retry:") and caught_up.startswith("id: 2\nevent: step\n")
