@@ -190,6 +190,8 @@ def delivery_attempt(pk: int) -> None:
         _finish(d, status=Delivery.Status.PENDING, error=ERROR_GONE)
         return
     attempts = d.attempts + 1
+    log.warning("delivery %s of pause %s to %s failed (attempt %s): %s", d.message_id, d.interrupt_id,
+                shown_target(d.target), attempts, outcome.error)
     if attempts >= MAX_ATTEMPTS:
         _finish(d, status=Delivery.Status.FAILED, error=outcome.error)
         return

@@ -9,8 +9,9 @@ answers this one route with the small ASGI app below, which runs the same
 code as the Django view (``threads.streams``: access, ``Last-Event-ID``,
 replay then live) with no per-request context: an open stream is a coroutine
 and a channel-layer subscription, nothing more. The Django view stays the
-route for a team mounting ``stalwart_site.urls`` in its own project, and for
-the test client.
+route for a team mounting ``stalwart_site.urls`` in its own project, for the
+test client, and for cross-origin requests (an embedding page), which need
+Django's middleware (CORS).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import json
 import re
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlparse
 
 from django.conf import settings
 
@@ -98,9 +99,20 @@ class StreamRouter:
         self.django_app = django_app
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == "http" and scope.get("method") == "GET":
             match = STREAM_PATH.match(scope.get("path", ""))
-            if match:
+            if match and same_origin(scope):
                 await stream_app(scope, receive, send, match["thread_id"])
                 return
         await self.django_app(scope, receive, send)
+
+
+def same_origin(scope: dict[str, Any]) -> bool:
+    """A request from this site's own pages, or from no page at all.
+
+    A cross-origin request (an embedding page) goes to the Django view, whose
+    middleware answers CORS; it then costs a thread while it is open.
+    """
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    origin = headers.get("origin")
+    return not origin or urlparse(origin).netloc == headers.get("host", "")

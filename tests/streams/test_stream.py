@@ -189,3 +189,17 @@ def test_staff_signed_in_to_the_admin_may_follow_any_thread(server):
         connect(ws_url(server, f"/ws/threads/{thread}/"), additional_headers={"Cookie": cookie},
                 origin="https://evil.example", open_timeout=10)
     browser.close()
+
+
+def test_a_cross_origin_stream_is_answered_by_the_django_view_with_the_same_events(server):
+    browser, thread = started(server, "embedded")
+    same_site = stream(server, browser, thread)
+    embedded = stream(server, browser, thread, Origin="https://shop.example")
+    assert embedded.status == 200 and embedded.content_type.startswith("text/event-stream")
+    assert embedded.take_until("reply") == same_site.take_until("reply")
+    browser.say(thread, "show order 4411")
+    assert embedded.take_until("reply") == same_site.take_until("reply")
+    assert embedded.pending() == []
+    embedded.close()
+    same_site.close()
+    browser.close()
