@@ -15,6 +15,7 @@ from django.core.checks import Error, Tags, Warning, register
 from django.utils.translation import gettext_lazy as _
 
 IN_MEMORY = ("channels.layers.InMemoryChannelLayer", "stalwart_site.layers.InMemoryChannelLayer")
+HINT_ONE = _("Set REDIS_URL for several workers, or STALWART_WORKERS=1 to say this is the only one.")
 HINT_REDIS = _("Set REDIS_URL (redis://host:6379/0) so events cross processes over the Redis channel layer.")
 
 
@@ -27,7 +28,9 @@ def _layer_backend() -> str:
 def channel_layer_check(app_configs: Any = None, **kwargs: Any) -> list[Any]:
     if _layer_backend() not in IN_MEMORY:
         return []
-    workers = int(getattr(settings, "STALWART_WORKERS", 1))
+    workers = int(getattr(settings, "STALWART_WORKERS", 0))
+    if workers == 1:
+        return []  # declared the only process: memory is enough
     if workers > 1 and not settings.DEBUG:
         return [Error(
             _("STALWART_WORKERS is %(n)s but the channel layer is in memory: streams would miss other workers' "
@@ -35,7 +38,7 @@ def channel_layer_check(app_configs: Any = None, **kwargs: Any) -> list[Any]:
             hint=HINT_REDIS, id="stalwart.E001")]
     return [Warning(
         _("The channel layer is in memory: fine for one process; several workers need Redis."),
-        hint=HINT_REDIS, id="stalwart.W001")]
+        hint=HINT_ONE, id="stalwart.W001")]
 
 
 def serve_checks_pass(write: Any) -> bool:

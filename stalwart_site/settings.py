@@ -143,9 +143,10 @@ if REDIS_URL:
 else:
     # Channels' in-memory layer, with a fan-out that scales (stalwart_site.layers).
     CHANNEL_LAYERS = {"default": {"BACKEND": "stalwart_site.layers.InMemoryChannelLayer"}}
-# How many `stalwart serve` processes share the database: more than one needs
-# REDIS_URL (a system check error with DEBUG=False, stalwart_site.checks).
-STALWART_WORKERS = env.int("STALWART_WORKERS", default=1)
+# How many `stalwart serve` processes share the database (0: not said, a
+# warning without REDIS_URL); more than one needs REDIS_URL (a system check
+# error with DEBUG=False, stalwart_site.checks).
+STALWART_WORKERS = env.int("STALWART_WORKERS", default=0)
 
 # --- DRF --------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -48,12 +48,14 @@ def test_several_workers_without_redis_are_refused_at_start(shop_dir: Path):
     assert "stalwart.E001" in str(refused.value)
 
 
-def test_the_in_memory_layer_is_a_warning_for_one_worker(settings):
+def test_the_in_memory_layer_is_a_warning_unless_one_worker_is_said(settings):
     from stalwart_site.checks import channel_layer_check
 
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    settings.STALWART_WORKERS = 1
+    settings.STALWART_WORKERS = 0  # not said
     assert [m.id for m in channel_layer_check()] == ["stalwart.W001"]
+    settings.STALWART_WORKERS = 1
+    assert channel_layer_check() == []
     settings.STALWART_WORKERS = 3
     settings.DEBUG = False
     assert [m.id for m in channel_layer_check()] == ["stalwart.E001"]
