@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from django.conf import settings
+from django.http.request import split_domain_port, validate_host
 
 from threads.errors import NotFound, StalwartError
 from threads.selectors import THREAD_ID_RE, session_valid, thread_access_or_staff
@@ -101,10 +102,22 @@ class StreamRouter:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope.get("method") == "GET":
             match = STREAM_PATH.match(scope.get("path", ""))
-            if match and same_origin(scope):
+            if match and same_origin(scope) and host_and_scheme_fine(scope):
                 await stream_app(scope, receive, send, match["thread_id"])
                 return
         await self.django_app(scope, receive, send)
+
+
+def host_and_scheme_fine(scope: dict[str, Any]) -> bool:
+    """What Django's middleware would not refuse or redirect (ALLOWED_HOSTS, SECURE_SSL_REDIRECT);
+    anything else goes to Django, which answers it as for every other route."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    domain, _port = split_domain_port(headers.get("host", ""))
+    if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
+        return False
+    if settings.SECURE_SSL_REDIRECT:
+        return scope.get("scheme") == "https" or headers.get("x-forwarded-proto") == "https"
+    return True
 
 
 def same_origin(scope: dict[str, Any]) -> bool:

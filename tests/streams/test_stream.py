@@ -203,3 +203,10 @@ def test_a_cross_origin_stream_is_answered_by_the_django_view_with_the_same_even
     embedded.close()
     same_site.close()
     browser.close()
+
+
+def test_a_host_not_allowed_is_refused_on_the_stream_as_on_every_route(server):
+    browser, thread = started(server, "host")
+    refused = stream(server, browser, thread, Host="evil.example")
+    assert refused.status == 400
+    browser.close()
