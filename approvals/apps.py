@@ -8,8 +8,8 @@ class ApprovalsConfig(AppConfig):
     def ready(self) -> None:
         # The engine tells of new pauses through a hook registered from here,
         # so threads never imports the answering side.
-        from approvals.notify import notify_notice, notify_pause
-        from threads.engine.hooks import notice_listener_add, pause_listener_add
+        from approvals.notify import notify_pause
+        from approvals.outbox import not_notified_take
+        from threads.engine.hooks import pause_listener_add
 
-        pause_listener_add(notify_pause)
-        notice_listener_add(notify_notice)
+        pause_listener_add(notify_pause, not_notified_take)

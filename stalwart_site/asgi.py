@@ -15,8 +15,16 @@ from stalwart_site.embed import EmbeddableStaticFilesHandler  # noqa: E402
 # grant as the API, for the pages STALWART_EMBED_ORIGINS names.
 django_app = EmbeddableStaticFilesHandler(get_asgi_application())
 
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter  # noqa: E402
 
-from stalwart_site.routing import websocket_urlpatterns  # noqa: E402
+from stalwart_site.routing import CleanRouter, websocket_urlpatterns  # noqa: E402
+from stalwart_site.streaming import StreamRouter  # noqa: E402
 
-application = ProtocolTypeRouter({"http": django_app, "websocket": URLRouter(websocket_urlpatterns)})
+# The thread stream is answered before Django's handler, so an open stream
+# holds no thread (stalwart_site.streaming); AuthMiddlewareStack reads the
+# admin's session cookie, so staff may follow any thread over WebSocket too.
+application = ProtocolTypeRouter({
+    "http": StreamRouter(django_app),
+    "websocket": AuthMiddlewareStack(CleanRouter(websocket_urlpatterns)),
+})

@@ -50,9 +50,11 @@ def prepare(
     resume_secret: str | None = None,
     operator_token: str | None = None,
     public_url: str | None = None,
+    webhook_url: str | None = None,
 ) -> None:
     """Set the environment for Django's settings; call before Django starts."""
     given = {
+        "STALWART_WEBHOOK_URL": webhook_url,
         "STALWART_AGENT_FILE": str(agent_file) if agent_file else None,
         "STALWART_AGENT": agent,
         "STALWART_RESUME_SECRET": resume_secret,

@@ -33,10 +33,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     af = _load(args.agent_file, args.agent)
     from stalwart_site.bootstrap import prepare
 
-    prepare(operator_token=args.operator_token, public_url=args.public_url)
+    prepare(operator_token=args.operator_token, public_url=args.public_url, webhook_url=args.webhook)
+    from django.core.exceptions import ImproperlyConfigured
+
     from stalwart_site.serve import make_app
 
-    application = make_app(str(af.path), agent=args.agent)
+    try:
+        application = make_app(str(af.path), agent=args.agent)
+    except ImproperlyConfigured as exc:
+        print(f"stalwart: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    from stalwart_site.checks import serve_checks_pass
+
+    if not serve_checks_pass(lambda line: print(line, file=sys.stderr, flush=True)):
+        return EXIT_INVALID
     if args.dev_pair:
         from approvals.views import PAIR_MINUTES, pairing_code_create
 
@@ -117,6 +127,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--operator-token")
     s.add_argument("--public-url")
     s.add_argument("--dev-pair", action="store_true")
+    s.add_argument("--webhook", metavar="URL",
+                   help="POST each new pause here, signed under STALWART_WEBHOOK_SECRET (STALWART_WEBHOOK_URL)")
     s.set_defaults(func=cmd_serve)
     pl = sub.add_parser("plan", help="print the planned calls as JSON; runs nothing")
     pl.add_argument("agent_file")

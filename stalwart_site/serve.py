@@ -19,7 +19,9 @@ def make_app(
     """Set Django up for ``agent_file`` and return the ASGI application.
 
     ``on_interrupt`` callables are told of each new pause as
-    ``(thread, interrupt)``; with ``secret`` set, ``POST /threads/{id}/resume``
+    ``(thread, interrupt)``, after commit, from the durable outbox
+    (``approvals.outbox``), as is ``STALWART_WEBHOOK_URL``'s webhook; with
+    ``secret`` set, ``POST /threads/{id}/resume``
     must carry a valid ``Stalwart-Signature`` over its body.
     """
     from catalogue.agentfile import load_agent_file
@@ -27,9 +29,18 @@ def make_app(
 
     path = load_agent_file(agent_file).path  # refuses an invalid file before anything is served
     setup(agent_file=path, agent=agent, resume_secret=secret, migrate=migrate)
-    from approvals.notify import set_listeners
+    from django.conf import settings
 
-    set_listeners(list(on_interrupt or []))
+    from approvals.notify import set_listeners
+    from approvals.outbox import outbox_start
+    from approvals.webhooks import Webhook
+
+    listeners = list(on_interrupt or [])
+    if settings.STALWART_WEBHOOK_URL:
+        listeners.append(Webhook(settings.STALWART_WEBHOOK_URL, settings.STALWART_WEBHOOK_SECRET, timeout=10.0))
+    set_listeners(listeners)
+    # Each serving process drains the notification outbox (retries, other workers' leftovers).
+    outbox_start()
     from stalwart_site.asgi import application
 
     return application

@@ -134,10 +134,18 @@ elif _db["ENGINE"] == "django.db.backends.postgresql":
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+        # redis-py reads with a 5 s socket timeout by default, the same as the layer's
+        # blocking pop (BZPOPMIN, 5 s): an idle listener's read would race it and fail.
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
+                    "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]}}
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # Channels' in-memory layer, with a fan-out that scales (stalwart_site.layers).
+    CHANNEL_LAYERS = {"default": {"BACKEND": "stalwart_site.layers.InMemoryChannelLayer"}}
+# How many `stalwart serve` processes share the database (0: not said, a
+# warning without REDIS_URL); more than one needs REDIS_URL (a system check
+# error with DEBUG=False, stalwart_site.checks).
+STALWART_WORKERS = env.int("STALWART_WORKERS", default=0)
 
 # --- DRF --------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -179,6 +187,18 @@ CORS_ALLOW_HEADERS = ["content-type", "idempotency-key", "stalwart-context", "st
 CORS_EXPOSE_HEADERS = ["Stalwart-Session"]
 CORS_ALLOW_CREDENTIALS = False
 CORS_PREFLIGHT_MAX_AGE = 600
+
+# A webhook told of each new pause (`stalwart serve --webhook URL`), signed
+# under STALWART_WEBHOOK_SECRET; delivered from the outbox (approvals.outbox).
+STALWART_WEBHOOK_URL = env.str("STALWART_WEBHOOK_URL", default="").strip()
+STALWART_WEBHOOK_SECRET = env.str("STALWART_WEBHOOK_SECRET", default="")
+if STALWART_WEBHOOK_URL and not STALWART_WEBHOOK_SECRET.strip():
+    raise ImproperlyConfigured(
+        "STALWART_WEBHOOK_URL is set but STALWART_WEBHOOK_SECRET is blank: deliveries must be signed. "
+        "Set STALWART_WEBHOOK_SECRET (e.g. `python -c \"import secrets; print(secrets.token_urlsafe(32))\"`)."
+    )
+if STALWART_WEBHOOK_URL and urlparse(STALWART_WEBHOOK_URL).scheme not in ("http", "https"):
+    raise ImproperlyConfigured("STALWART_WEBHOOK_URL must be an http:// or https:// address.")
 
 LOGGING = {
     "version": 1,

@@ -6,7 +6,15 @@ from django.urls import path
 from approvals.api import ThreadResumeApi
 from approvals.views import pair_view
 from stalwart_site.views import chat_view, not_found_json
-from threads.api import ConfigApi, HealthApi, PlanApi, ThreadInterruptListApi, ThreadMessageCreateApi
+from threads.api import (
+    ConfigApi,
+    HealthApi,
+    PlanApi,
+    ThreadFeedbackCreateApi,
+    ThreadInterruptListApi,
+    ThreadMessageCreateApi,
+)
+from threads.streams import thread_stream_view
 
 urlpatterns = [
     path("", chat_view, name="chat"),
@@ -15,6 +23,8 @@ urlpatterns = [
     path("plan", PlanApi.as_view(), name="plan"),
     path("threads/<str:thread_id>/messages", ThreadMessageCreateApi.as_view(), name="thread-messages"),
     path("threads/<str:thread_id>/interrupts", ThreadInterruptListApi.as_view(), name="thread-interrupts"),
+    path("threads/<str:thread_id>/stream", thread_stream_view, name="thread-stream"),
+    path("threads/<str:thread_id>/feedback", ThreadFeedbackCreateApi.as_view(), name="thread-feedback"),
     path("threads/<str:thread_id>/resume", ThreadResumeApi.as_view(), name="thread-resume"),
     path("pair/", pair_view, name="pair"),
     path("admin/", admin.site.urls),

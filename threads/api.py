@@ -15,6 +15,7 @@ from catalogue import registry
 from catalogue.agentfile import LANGUAGES
 from threads.engine import open_pauses, take_failures, turn_submit
 from threads.errors import BadRequest, NotFound, TooLarge
+from threads.feedback import feedback_give
 from threads.selectors import (
     SESSION_HEADER,
     THREAD_ID_RE,
@@ -87,6 +88,24 @@ class ThreadMessageCreateApi(SessionApi):
             agent_name=data.validated_data.get("agent"),
         )
         return Response(answer_view(advance, not_notified=take_failures()))
+
+
+class ThreadFeedbackCreateApi(SessionApi):
+    """``POST /threads/{id}/feedback``: a thumb on a reply this session was shown."""
+
+    class InputSerializer(serializers.Serializer[Any]):
+        message = StrictCharField()
+        thumb = StrictCharField(allow_blank=True)
+        comment = StrictCharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
+
+    def post(self, request: Request, thread_id: str) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        thread = thread_access(thread_id=thread_id, session=self.session)
+        feedback = feedback_give(thread=thread, message_id=data.validated_data["message"],
+                                 thumb=data.validated_data["thumb"], comment=data.validated_data.get("comment") or "")
+        return Response({"thread": thread.id, "message": feedback.message_id, "thumb": feedback.thumb,
+                         "comment": feedback.comment})
 
 
 class ThreadInterruptListApi(SessionApi):

@@ -20,6 +20,7 @@ state it describes. A **receipt** is stored before a write is sent (SPEC §9).
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Thread(models.Model):
@@ -261,3 +262,27 @@ class JournalEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}@{self.seq} {self.tool} ({self.outcome or 'open'})"
+
+
+class Feedback(models.Model):
+    """A thumb on one assistant reply, from the session that was shown it; one per reply."""
+
+    class Thumb(models.TextChoices):
+        UP = "up", _("up")
+        DOWN = "down", _("down")
+
+    message = models.OneToOneField(Message, on_delete=models.CASCADE, related_name="feedback")
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="feedback")
+    agent = models.CharField(_("agent"), max_length=200, db_index=True)
+    thumb = models.CharField(_("thumb"), max_length=4, choices=Thumb.choices)
+    comment = models.TextField(_("comment"), blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        verbose_name = _("feedback")
+        verbose_name_plural = _("feedback")
+
+    def __str__(self) -> str:
+        return f"{self.thumb} on {self.message_id}"

@@ -39,6 +39,10 @@ def session_of(request: HttpRequest) -> tuple[str, bool]:
     return secrets.token_urlsafe(24), True
 
 
+def session_valid(session: str) -> bool:
+    return bool(_SESSION_RE.match(session))
+
+
 def session_hash(session: str) -> str:
     return hashlib.sha256(session.encode()).hexdigest()
 
@@ -50,6 +54,18 @@ def thread_access(*, thread_id: str, session: str) -> Thread:
     if thread is None or not secrets.compare_digest(thread.session_hash, session_hash(session)):
         raise NotFound()
     return thread
+
+
+def thread_access_or_staff(*, thread_id: str, session: str, staff: bool = False) -> Thread:
+    """``thread_access``, or any thread for staff (the admin's thread page)."""
+    if staff:
+        thread = Thread.objects.filter(pk=thread_id).first()
+        if thread is None:
+            raise NotFound()
+        return thread
+    if not session:
+        raise NotFound()
+    return thread_access(thread_id=thread_id, session=session)
 
 
 def context_of(request: HttpRequest, body_context: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:

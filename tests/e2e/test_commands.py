@@ -92,7 +92,8 @@ def test_the_first_start_migrates_and_keeps_a_secret_key(data_dir):
 @pytest.mark.parametrize("public_url", ["https://bot.example.com"])
 def test_check_deploy_is_clean_with_production_settings(data_dir, public_url):
     # No SECRET_KEY given: the one generated into the data folder must pass too.
-    env = {"DEBUG": "False", "STALWART_PUBLIC_URL": public_url,
+    # One worker, said so: the in-memory channel layer is then enough (stalwart.W001 otherwise).
+    env = {"DEBUG": "False", "STALWART_PUBLIC_URL": public_url, "STALWART_WORKERS": "1",
            "STALWART_AGENT_FILE": str(SHOP), "DJANGO_SETTINGS_MODULE": "stalwart_site.settings"}
     full_env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     full_env.update({"STALWART_DATA_DIR": str(data_dir), **env})

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from approvals.errors import Stale
+from approvals.models import Delivery
 from approvals.notify import set_listeners
 from catalogue.agentfile import AgentFileError, load_agent_file
 from examples.shop import tools as shop
@@ -19,6 +21,14 @@ from threads.models import Event, Interrupt, Message, Run
 from threads.texts import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+def settle() -> None:
+    """Wait for the outbox's first attempts (sent on its pool after commit)."""
+    ended = [Delivery.Status.DELIVERED, Delivery.Status.FAILED, Delivery.Status.SKIPPED]
+    deadline = time.monotonic() + 10
+    while Delivery.objects.exclude(status__in=ended).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
 
 AGENT = """
 agents:
@@ -59,8 +69,10 @@ def make_desk(db: None, shop_dir: Path, tmp_path: Path):  # type: ignore[no-unty
 def test_a_confirm_past_its_deadline_closes_by_itself_and_a_late_answer_is_stale(make_desk, told):
     desk = make_desk(AGENT.format(escalate=""))
     pause = desk.say("t-late", "charge 40 to order 4411").waiting[0]
+    settle()  # the waiting notice first: the pool sends in no set order
     row = Interrupt.objects.get(pk=pause["id"])
     assert (row.expires_at - row.created_at).total_seconds() == pytest.approx(3, abs=0.5)
+    settle()
     told.clear()
 
     assert pauses_expire_due(now=row.expires_at - timedelta(seconds=1)) == []
@@ -75,6 +87,7 @@ def test_a_confirm_past_its_deadline_closes_by_itself_and_a_late_answer_is_stale
     assert expired.data["interrupt"] == pause["id"] and expired.data["tool"] == "charge_card"
     last = Message.objects.filter(thread_id="t-late").order_by("created_at").last()
     assert last.text == text("en", "expired", tool="charge_card")
+    settle()
     assert [(t, p["type"], p["id"], p["escalation"], "token" in p) for t, p in told] == [
         ("t-late", "expired", pause["id"], False, False)]
 
@@ -87,12 +100,16 @@ def test_a_confirm_past_its_deadline_closes_by_itself_and_a_late_answer_is_stale
 def test_escalation_tells_the_listeners_again_once_while_the_pause_still_waits(make_desk, told):
     desk = make_desk(AGENT.format(escalate="escalate_after: {confirm: 1}"))
     pause = desk.say("t-esc", "charge 40 to order 4411").waiting[0]
+    settle()  # the waiting notice first: the pool sends in no set order
     row = Interrupt.objects.get(pk=pause["id"])
+    settle()
     assert told[0][1]["id"] == pause["id"] and "type" not in told[0][1]  # the pause as it opened
+    settle()
     told.clear()
     assert pauses_escalate_due(now=row.escalate_at - timedelta(milliseconds=100)) == []
     assert pauses_escalate_due(now=row.escalate_at) == [pause["id"]]
     assert pauses_escalate_due(now=row.escalate_at + timedelta(seconds=1)) == []
+    settle()
     assert [(p["type"], p["escalation"], p["token"]) for _, p in told] == [("escalation", True, pause["token"])]
     assert Interrupt.objects.get(pk=pause["id"]).status == "open"
     done = desk.resume("t-esc", pause["id"], "approve", pause["token"])
@@ -102,14 +119,17 @@ def test_escalation_tells_the_listeners_again_once_while_the_pause_still_waits(m
 def test_the_sweep_wiring_closes_and_escalates_and_never_raises(make_desk, told):
     desk = make_desk(AGENT.format(escalate="escalate_after: {confirm: 1}"))
     pause = desk.say("t-sweep", "charge 40 to order 4411").waiting[0]
+    settle()  # the waiting notice first: the pool sends in no set order
     row = Interrupt.objects.get(pk=pause["id"])
     assert sweep_deadlines(now=row.expires_at) == {"escalated": [pause["id"]], "expired": [pause["id"]]}
-    assert [p["type"] for _, p in told[1:]] == ["escalation", "expired"]
+    settle()
+    assert sorted(p["type"] for _, p in told[1:]) == ["escalation", "expired"]
 
 
 def test_reading_the_thread_closes_an_overdue_pause_between_sweeps(make_desk):
     desk = make_desk(AGENT.format(escalate=""))
     pause = desk.say("t-read", "charge 40 to order 4411").waiting[0]
+    settle()  # the waiting notice first: the pool sends in no set order
     Interrupt.objects.filter(pk=pause["id"]).update(expires_at=Interrupt.objects.get(pk=pause["id"]).created_at)
     assert desk.waiting("t-read") == []
     assert Interrupt.objects.get(pk=pause["id"]).status == "timed_out"
@@ -118,6 +138,7 @@ def test_reading_the_thread_closes_an_overdue_pause_between_sweeps(make_desk):
 def test_questions_wait_600_seconds_unless_the_agent_says_otherwise(make_desk):
     desk = make_desk(AGENT.format(escalate=""))
     ask = desk.say("t-ask", "show order").waiting[0]
+    settle()  # the waiting notice first: the pool sends in no set order
     row = Interrupt.objects.get(pk=ask["id"])
     assert ask["kind"] == "ask" and (row.expires_at - row.created_at).total_seconds() == pytest.approx(600, abs=1)
 
@@ -172,11 +193,15 @@ def test_a_signed_webhook_hears_of_the_expiry(make_desk):
     try:
         desk = make_desk(AGENT.format(escalate=""))
         pause = desk.say("t-hook", "charge 40 to order 4411").waiting[0]
+        settle()  # the waiting notice first: the pool sends in no set order
         row = Interrupt.objects.get(pk=pause["id"])
         assert pauses_expire_due(now=row.expires_at) == [pause["id"]]
+        settle()
     finally:
         set_listeners([])
         server.shutdown()
+    settle()
     assert [(ok, body["thread"], body["interrupt"]["id"], body["interrupt"].get("type")) for ok, body in received] == [
         (True, "t-hook", pause["id"], None), (True, "t-hook", pause["id"], "expired")]
+    settle()
     assert received[1][1]["interrupt"]["status"] == "timed_out" and "token" not in received[1][1]["interrupt"]

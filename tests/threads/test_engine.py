@@ -133,6 +133,9 @@ def test_events_are_numbered_per_thread_and_are_json(desk):
     assert types[0] == "turn" and "waiting" in types and "answered" in types and types[-1] == "reply"
     for e in events:
         assert json.loads(json.dumps(e.data)) == e.data
+    # A token is never stored: the waiting event keeps the pause without it.
+    waiting = next(e for e in events if e.type == "waiting")
+    assert waiting.data["id"] == pause["id"] and "token" not in waiting.data
 
 
 def test_a_lost_reply_pauses_as_outcome_unknown_and_is_never_resent(desk, monkeypatch):

@@ -182,25 +182,47 @@ def test_a_reload_shows_the_waiting_pause_again(shop, open_page):
     w.assert_clean()
 
 
-def test_an_answer_that_lost_the_race_says_so_and_shows_what_waits_now(shop, open_page):
-    w = open_page(shop.url + "/")
-    ready(w)
-    w.say("charge 40 to order 4411")
-    w.page.get_by_role("button", name="Approve").wait_for()
-    # The same person answers from another tab first (same session, same thread).
-    session, thread = w.page.evaluate("""() => {
+def _session_and_thread(w):  # type: ignore[no-untyped-def]
+    return w.page.evaluate("""() => {
       const get = (name) => Object.entries(localStorage).find(([k]) => k.startsWith(`stalwart:${name}:`))[1];
       return [get('session'), get('thread')];
     }""")
+
+
+def _skip_from_another_tab(shop, session: str, thread: str) -> None:  # type: ignore[no-untyped-def]
     with httpx.Client(base_url=shop.url, headers={"Stalwart-Session": session}, timeout=30) as other:
         (waiting,) = other.get(f"/threads/{thread}/interrupts").json()["interrupts"]
         body = {"interrupt_id": waiting["id"], "decision": "skip", "token": waiting["token"]}
         assert other.post(f"/threads/{thread}/resume", json=body).status_code == 200
+
+
+def test_an_answer_that_lost_the_race_says_so_and_shows_what_waits_now(shop, open_page):
+    w = open_page(shop.url + "/")
+    ready(w)
+    # A stream that stays silent (a proxy that holds events back): the page
+    # learns of the other tab's answer only from its own answer's 409.
+    w.page.evaluate("document.querySelector('stalwart-chat').eventSource = () => "
+                    "({addEventListener() {}, close() {}})")
+    w.say("charge 40 to order 4411")
+    w.page.get_by_role("button", name="Approve").wait_for()
+    _skip_from_another_tab(shop, *_session_and_thread(w))
     w.page.get_by_role("button", name="Approve").click()
     w.page.get_by_text("That was already answered. Here is what waits now.").wait_for()
     assert w.page.locator("stalwart-confirm").count() == 0
     assert w.page.locator("stalwart-chat [part=status]").inner_text() == ""
     w.assert_clean(allow=lambda e: "409" in e)
+
+
+def test_an_answer_from_another_tab_reaches_this_page_through_the_stream(shop, open_page):
+    w = open_page(shop.url + "/")
+    ready(w)
+    w.say("charge 40 to order 4411")
+    w.page.get_by_role("button", name="Approve").wait_for()
+    _skip_from_another_tab(shop, *_session_and_thread(w))
+    w.page.locator("stalwart-confirm").wait_for(state="detached")
+    w.page.get_by_text("Skipped charge_card.").wait_for()
+    assert w.page.get_by_role("button", name="Approve").count() == 0
+    w.assert_clean()
 
 
 def test_a_refusal_shows_in_one_sentence_with_its_rule_on_disclosure(strict_shop, open_page):
@@ -428,7 +450,7 @@ def test_a_typing_indicator_shows_while_a_reply_is_written(shop, open_page):
     w.assert_clean()
 
 
-def test_thumbs_on_replies_and_a_quiet_notice_when_the_thumb_is_not_taken(shop, open_page):
+def test_thumbs_on_replies_are_kept_and_a_quiet_notice_when_the_thumb_is_not_taken(shop, open_page):
     w = open_page(shop.url + "/")
     ready(w)
     w.page.evaluate("document.querySelector('stalwart-chat').setAttribute('thumbs', '')")
@@ -439,13 +461,21 @@ def test_thumbs_on_replies_and_a_quiet_notice_when_the_thumb_is_not_taken(shop, 
     up.wait_for()
     feedback = []
     w.page.on("request", lambda r: feedback.append(json.loads(r.post_data)) if r.url.endswith("/feedback") else None)
-    up.press("Enter")
-    w.page.get_by_text("Your rating could not be saved.").wait_for()
-    assert up.get_attribute("aria-pressed") == "false"
+    with w.page.expect_response(lambda r: r.url.endswith("/feedback")) as taken:
+        up.press("Enter")
+    assert taken.value.status == 200
+    w.page.wait_for_function("() => [...document.querySelector('stalwart-chat').shadowRoot"
+                             ".querySelectorAll('[aria-pressed=true]')].length === 1")
+    assert up.get_attribute("aria-pressed") == "true"
     assert feedback and feedback[0]["thumb"] == "up" and feedback[0]["message"].startswith("m-")
     w.shot("thumbs")
-    # The feedback route is not served yet: its 404 is the only console error.
-    w.assert_clean(allow=lambda e: "404" in e)
+    # A thumb the server does not take (here: the route refuses it) says so quietly.
+    w.page.route("**/feedback", lambda route: route.fulfill(status=503, json={"error": "x", "detail": "down"}))
+    down = w.page.get_by_role("button", name="Not helpful", exact=True)
+    down.press("Enter")
+    w.page.get_by_text("Your rating could not be saved.").wait_for()
+    assert down.get_attribute("aria-pressed") == "false"
+    w.assert_clean(allow=lambda e: "503" in e)
 
 
 def test_phone_width_keeps_everything_inside_the_screen(shop, open_page):

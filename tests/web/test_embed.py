@@ -102,5 +102,5 @@ def test_with_no_embed_origins_nothing_outside_is_allowed(shop, listed_site):
         for path in ["/config.json", "/static/stalwart/index.js"]:
             response = client.get(path, headers={"Origin": listed_site.origin})
             assert "Access-Control-Allow-Origin" not in response.headers
-        # No stream route yet: /config.json says so, and the widget never asks it (no 404 in its console).
-        assert client.get("/config.json").json()["stream"] is False
+        # The stream route is served: /config.json says so, and the widget follows it.
+        assert client.get("/config.json").json()["stream"] is True

@@ -36,7 +36,7 @@ from django.utils import timezone
 from catalogue import registry
 from catalogue.agentfile import AgentFileError
 from threads.engine.events import EventType, event_append
-from threads.engine.hooks import NOTICE_ESCALATION, NOTICE_EXPIRED, pause_notice
+from threads.engine.hooks import NOTICE_ESCALATION, NOTICE_EXPIRED, pause_notify
 from threads.engine.lifecycle import FINISHED, Advance, run_pauses_close, run_status_set
 from threads.engine.replies import reply_write
 from threads.models import Interrupt, Run, Step
@@ -82,7 +82,7 @@ def pause_expire(pause: Interrupt, now: datetime) -> bool:
             "interrupt": pause.id, "kind": pause.kind, "tool": pause.tool, "step": step, "run": run.id,
             "deadline": pause.expires_at.isoformat() if pause.expires_at else None, "closed": others,
         })
-        transaction.on_commit(lambda: _tell(pause, NOTICE_EXPIRED))
+        pause_notify(pause, NOTICE_EXPIRED)  # stored with the expiry, delivered after commit
     if pause.kind == Interrupt.Kind.ASK:
         line = text(run.language, "timed_out")
     else:
@@ -112,7 +112,7 @@ def pauses_escalate_due(*, now: datetime | None = None, batch: int = SWEEP_BATCH
                                             escalated_at__isnull=True).update(escalated_at=now):
                 continue
             pause.escalated_at = now
-            transaction.on_commit(lambda pause=pause: _tell(pause, NOTICE_ESCALATION))  # type: ignore[misc]
+            pause_notify(pause, NOTICE_ESCALATION)
         escalated.append(pause.id)
     return escalated
 
@@ -121,9 +121,3 @@ def deadlines_sweep(*, now: datetime | None = None) -> dict[str, list[str]]:
     """One sweep: escalations first (a pause both escalates and expires only once it is told)."""
     now = now or timezone.now()
     return {"escalated": pauses_escalate_due(now=now), "expired": pauses_expire_due(now=now)}
-
-
-def _tell(pause: Interrupt, notice: str) -> None:
-    failures = pause_notice(pause, notice)
-    for failure in failures:
-        log.warning("%s of pause %s not delivered: %s", notice, pause.id, failure)

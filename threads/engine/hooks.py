@@ -1,62 +1,55 @@
 """Who is told that a pause opened, without the engine importing them.
 
 The answering side registers its listener from below-up
-(``approvals.apps.ApprovalsConfig.ready`` calls ``pause_listener_add``);
-the engine calls ``pause_opened`` after the pause commits. A listener returns
-the deliveries that failed; they are kept for this thread of the process
-until ``take_failures`` hands them to the answer (``not_notified``).
+(``approvals.apps.ApprovalsConfig.ready`` calls ``pause_listener_add``).
+The engine calls ``pause_opened`` *inside* the transaction that opens the
+pause, so a listener can store what it must deliver in that same transaction
+(the durable outbox): a notice is kept exactly when the pause is. The
+listener must not call out from there: sending happens after commit.
 
-Notices about a pause that already waits (SPEC §7.6) go the same way through
-``notice_listener_add`` / ``pause_notice(pause, notice)``, ``notice`` being
-the notice's ``type``: ``"expired"`` (closed past its deadline) or
-``"escalation"`` (told again while it still waits). Issue 10's durable
-outbox can register here too: a notice carries its ``type``.
+``type_`` says what happened to the pause: ``"waiting"`` when it opens; other
+kinds (an expiry, an escalation) ride the same hook with their own type.
+
+A listener may also give a ``reporter``: ``take_failures`` asks each for what
+could not be delivered at once for this thread of the process, and the
+answer lists it under ``not_notified``.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from threads.models import Interrupt
 
-PauseListener = Callable[[Interrupt], list[dict[str, Any]]]
-NoticeListener = Callable[[Interrupt, str], list[dict[str, Any]]]
+PauseListener = Callable[[Interrupt, str], Any]
+NOTICE_WAITING = "waiting"
 NOTICE_EXPIRED = "expired"
 NOTICE_ESCALATION = "escalation"
+FailureReporter = Callable[[], list[dict[str, Any]]]
 
 _listeners: list[PauseListener] = []
-_notice_listeners: list[NoticeListener] = []
-_failed = threading.local()
+_reporters: list[FailureReporter] = []
 
 
-def pause_listener_add(listener: PauseListener) -> None:
+def pause_listener_add(listener: PauseListener, reporter: FailureReporter | None = None) -> None:
     if listener not in _listeners:
         _listeners.append(listener)
+    if reporter is not None and reporter not in _reporters:
+        _reporters.append(reporter)
 
 
-def pause_opened(pause: Interrupt) -> None:
+def pause_opened(pause: Interrupt, type_: str = NOTICE_WAITING) -> None:
+    """Tell the listeners; call inside the transaction that changed the pause."""
     for listener in _listeners:
-        failures = listener(pause)
-        if failures:
-            _failed.items = [*getattr(_failed, "items", []), *failures]
+        listener(pause, type_)
+
+
+pause_notify = pause_opened
 
 
 def take_failures() -> list[dict[str, Any]]:
-    failures = list(getattr(_failed, "items", []))
-    _failed.items = []
-    return failures
-
-
-def notice_listener_add(listener: NoticeListener) -> None:
-    if listener not in _notice_listeners:
-        _notice_listeners.append(listener)
-
-
-def pause_notice(pause: Interrupt, notice: str) -> list[dict[str, Any]]:
-    """Tell the notice listeners; returns what failed (nobody's answer waits for it)."""
     failures: list[dict[str, Any]] = []
-    for listener in _notice_listeners:
-        failures += listener(pause, notice) or []
+    for reporter in _reporters:
+        failures.extend(reporter())
     return failures

@@ -1,8 +1,8 @@
 """Opening pauses and showing them (SPEC §7, §10).
 
 ``pause_open`` is the one place a pause opens: the row, the step and the run
-set waiting, the ``waiting`` event, and the listeners told after commit, in
-the caller's transaction. A pause's id is derived (``threads.tokens``): the
+set waiting, the ``waiting`` event, and the listeners told (they store their
+deliveries, sent after commit), in the caller's transaction. A pause's id is derived (``threads.tokens``): the
 same call paused for the same reason at the same point has the same id. Its
 token is never stored: it is recomputed from the pause under ``SECRET_KEY``.
 Answering is the other side's (``approvals.answers``).
@@ -46,9 +46,10 @@ def pause_open(
         )
         if created:
             # The event keeps what was asked, never the token (SPEC §7.2: tokens are not stored).
-            shown = {k: v for k, v in present(pause).items() if k != "token"}
+            shown = {**{k: v for k, v in present(pause).items() if k != "token"}, "run": run.id}
             event_append(run.thread_id, EventType.WAITING, shown)
-            transaction.on_commit(lambda: pause_opened(pause))
+            # In this transaction: the outbox keeps the notice exactly when the pause commits.
+            pause_opened(pause)
         if step is not None:
             step_status_set(step, Step.Status.WAITING)
         run_status_set(run, Run.Status.WAITING)
@@ -60,6 +61,16 @@ def token_for(pause: Interrupt) -> str:
         settings.SECRET_KEY, pause=pause.id, tool=pause.tool, arguments=pause.payload.get("arguments"),
         run_id=pause.run_id, step=step_index(pause),
     )
+
+
+def shown_with_token(data: dict[str, Any]) -> dict[str, Any]:
+    """A stored ``waiting`` event as a stream sends it: with the token made
+    again from what the event shows (streams reach only the thread's own
+    session and staff, who may answer it)."""
+    if not isinstance(data.get("id"), str) or not isinstance(data.get("run"), str):
+        return data
+    return {**data, "token": pause_token(settings.SECRET_KEY, pause=data["id"], tool=str(data.get("tool", "")),
+                                         arguments=data.get("arguments"), run_id=data["run"], step=data.get("step"))}
 
 
 def step_index(pause: Interrupt) -> int | None:
