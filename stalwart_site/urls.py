@@ -6,7 +6,14 @@ from django.urls import path
 from approvals.api import ThreadResumeApi
 from approvals.views import pair_view
 from stalwart_site.views import chat_view, not_found_json
-from threads.api import ConfigApi, HealthApi, PlanApi, ThreadInterruptListApi, ThreadMessageCreateApi
+from threads.api import (
+    ConfigApi,
+    HealthApi,
+    PlanApi,
+    ThreadInterruptListApi,
+    ThreadMessageCreateApi,
+    ThreadRollbackApi,
+)
 
 urlpatterns = [
     path("", chat_view, name="chat"),
@@ -16,6 +23,7 @@ urlpatterns = [
     path("threads/<str:thread_id>/messages", ThreadMessageCreateApi.as_view(), name="thread-messages"),
     path("threads/<str:thread_id>/interrupts", ThreadInterruptListApi.as_view(), name="thread-interrupts"),
     path("threads/<str:thread_id>/resume", ThreadResumeApi.as_view(), name="thread-resume"),
+    path("threads/<str:thread_id>/rollback", ThreadRollbackApi.as_view(), name="thread-rollback"),
     path("pair/", pair_view, name="pair"),
     path("admin/", admin.site.urls),
 ]
