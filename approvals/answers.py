@@ -240,6 +240,8 @@ def _apply_saga(run: Run, pause: Interrupt, decision: str, advance: Advance) -> 
                  {"step": write.index, "tool": write.tool, "undo": undo.tool, "undo_step": undo.index})
     if decision == "retry":
         report["stuck"] = stuck
+        undo.generation += 1  # stuck again, it pauses under a new id
+        undo.save(update_fields=["generation", "updated_at"])
         step_status_set(undo, Step.Status.FAILED)
     elif decision == "done_by_hand":
         report["stuck"] = stuck
