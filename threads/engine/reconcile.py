@@ -27,7 +27,7 @@ from catalogue.bindings import Outcome
 from threads import verdicts as V
 from threads.engine.advance import run_advance
 from threads.engine.events import EventType, event_append
-from threads.engine.execute import call_values, effect_record, send, step_data
+from threads.engine.execute import call_values, effect_record, receipt_before_send, send, step_data
 from threads.engine.lease import lapsed, lease_claim, lease_release
 from threads.engine.lifecycle import Advance, step_status_set
 from threads.engine.replies import reply_write
@@ -80,8 +80,10 @@ def step_reconcile(step: Step) -> Advance | None:
                 return None
             step_status_set(step, Step.Status.PLANNED)  # a read: taken again, from the check
         return run_advance(run.id, advance=advance)
-    receipt = Receipt.objects.filter(step=step).order_by("-created_at").first()
     values = call_values(run, step, tool)
+    receipt = Receipt.objects.filter(step=step).order_by("-created_at").first()
+    if receipt is None:  # it died between the step's start and its receipt: record the intent now
+        receipt, _ = receipt_before_send(run, step, tool, values, agent)
     outcome, attempts = Outcome("no_response", error=DIED), 0
     key = receipt.idempotency_key if receipt else ""
     if not tool.verify and key:
