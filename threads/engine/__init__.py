@@ -29,9 +29,9 @@ from threads.engine.events import EventType, event_append
 from threads.engine.hooks import take_failures
 from threads.engine.lifecycle import Advance, LifecycleError, run_status_set, step_status_set, steps_cancel
 from threads.engine.pauses import expire_questions, open_pauses, pause_open, present, token_for
+from threads.engine.reconcile import happened_record, not_happened_record, sweep_once
 from threads.engine.replies import reply_write
 from threads.engine.saga import run_rollback, saga_run, saga_start
-from threads.engine.reconcile import happened_record, not_happened_record, sweep_once
 from threads.engine.steps import steps_create
 from threads.engine.turns import thread_open, turn_submit
 
