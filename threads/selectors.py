@@ -12,7 +12,7 @@ from django.http import HttpRequest
 
 from threads.engine import Advance, open_pauses
 from threads.errors import NotFound
-from threads.models import Step, Thread
+from threads.models import Receipt, Step, Thread
 
 SESSION_HEADER = "Stalwart-Session"
 _SESSION_RE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
@@ -40,11 +40,15 @@ def thread_access(*, thread_id: str, session: str) -> Thread:
     return thread
 
 
-def step_view(step: Step) -> dict[str, Any]:
+def step_view(step: Step, verdict: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "step": step.index, "tool": step.tool, "kind": step.kind, "status": step.status,
         "arguments": step.arguments, "reasons": step.reasons,
     }
+    if step.undo_of_id is not None:
+        out["undo_of"] = step.undo_of.index if step.undo_of else None
+    if verdict:
+        out["verdict"] = verdict  # the effect verdict of its last receipt (SPEC §9)
     if step.result is not None:
         out["result"] = step.result
     if step.error:
@@ -66,7 +70,9 @@ def answer_view(advance: Advance, *, not_notified: list[dict[str, Any]] | None =
     run = advance.run
     run.refresh_from_db()
     reply = advance.reply
-    steps = list(run.steps.order_by("index"))
+    steps = list(run.steps.select_related("undo_of").order_by("index"))
+    verdicts = dict(Receipt.objects.filter(step__run=run).exclude(verdict__in=["", Receipt.Verdict.PENDING])
+                    .order_by("created_at").values_list("step_id", "verdict"))
     return {
         "thread": run.thread_id,
         "run": run.id,
@@ -75,6 +81,7 @@ def answer_view(advance: Advance, *, not_notified: list[dict[str, Any]] | None =
         "waiting": open_pauses(run.thread_id),
         "refusals": refusals_of(steps),
         "rollback": run.rollback,
-        "steps": [step_view(s) for s in steps],
+        "steps": [step_view(s, verdicts.get(s.pk)) for s in steps],
+        "health": run.health or "ok",
         "not_notified": not_notified or [],
     }

@@ -32,6 +32,10 @@ def test_cancel_all_undoes_what_the_run_did_newest_first_each_undo_a_step_with_i
     assert [c["kind"] for c in shop.charges("4411")] == ["charge", "refund"]
     run = Run.objects.get()
     assert run.status == "cancelled" and run.rollback == reply.rollback
+    shown = {s["step"]: s for s in reply.steps}
+    assert (shown[1]["status"], shown[1]["verdict"]) == ("undone", "verified_applied")
+    assert (shown[3]["tool"], shown[3]["undo_of"], shown[3]["verdict"]) == ("refund_card", 1, "verified_applied")
+    assert reply.data["health"] == "ok"
     undo = Step.objects.get(index=3)
     assert (undo.tool, undo.status, undo.undo_of.index) == ("refund_card", "succeeded", 1)
     assert Step.objects.get(index=1).status == "undone"
