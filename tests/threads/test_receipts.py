@@ -145,3 +145,31 @@ def test_a_live_lease_is_left_alone(desk):
     Step.objects.filter(pk=step.pk).update(lease_at=timezone.now())
     assert sweep_once() == 0
     assert Interrupt.objects.filter(status="open").count() == 0
+
+
+def test_a_run_left_running_after_its_claim_is_carried_on_once_by_the_sweep(desk):
+    pause = desk.say("d-stranded", "charge 40 to order 4411").waiting[0]
+    # What a worker killed right after the claim's commit leaves: approved, nothing running.
+    Interrupt.objects.filter(pk=pause["id"]).update(status="answered", decision="approve")
+    Step.objects.update(status="approved")
+    Run.objects.update(status="running", updated_at=timezone.now() - timedelta(minutes=5))
+    assert sweep_once() == 1
+    assert Run.objects.get().status == "done" and Step.objects.get().status == "succeeded"
+    assert len(shop.charges("4411")) == 1
+    assert sweep_once() == 0
+
+
+def test_a_step_is_started_once_even_by_two_workers_carrying_the_same_run(desk):
+    from catalogue import registry
+    from threads.engine.execute import step_execute
+    from threads.engine.lifecycle import Advance
+
+    pause = desk.say("d-twice", "archive order 4412").waiting[0]
+    Interrupt.objects.filter(pk=pause["id"]).update(status="answered", decision="approve")
+    Step.objects.update(status="approved")
+    run = Run.objects.get()
+    agent = registry.get_agent(run.agent)
+    first, second = Step.objects.get(), Step.objects.get()  # both read "approved"
+    assert step_execute(run, first, agent, Advance(run=run)) is True
+    assert step_execute(run, second, agent, Advance(run=run)) is False
+    assert Event.objects.filter(type="step", data__status="running").count() == 1

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import F
+from django.utils import timezone
 
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
@@ -57,6 +58,12 @@ def step_execute(run: Run, step: Step, agent: AgentSpec, advance: Advance) -> bo
         if key and tool.idempotency and tool.idempotency.get("argument"):
             values[str(tool.idempotency["argument"])] = key
     with transaction.atomic():
+        # The step's own claim: of two workers carrying the same run on, one sends.
+        if not Step.objects.filter(pk=step.pk, status=step.status, generation=step.generation).update(
+                status=Step.Status.RUNNING, updated_at=timezone.now()):
+            log.warning("step %s of run %s was started elsewhere; not sent again", step.index, run.id)
+            return False
+        Run.objects.filter(pk=run.pk).update(updated_at=timezone.now())
         step_status_set(step, Step.Status.RUNNING)
         event_append(run.thread_id, EventType.STEP, step_data(step, agent))
     outcome, attempts = send(tool, values, key)

@@ -13,14 +13,19 @@ of two sweepers one wins) and reconciled without anyone touching its thread:
 
 An undo whose worker died is left ``failed`` with an unknown outcome; the
 saga carries on from there (it resends only with the same key, else pauses as
-``saga_stuck``).
+``saga_stuck``). A run left ``running`` with nothing running (its worker died
+after a claim, before the step started, or between two undos) is carried on
+too (``stranded_runs``); a step is started by its own conditional UPDATE, so
+that never sends a call twice.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from django.db import transaction
+from django.utils import timezone
 
 from catalogue import registry
 from catalogue.bindings import Outcome
@@ -28,7 +33,7 @@ from threads import verdicts as V
 from threads.engine.advance import run_advance
 from threads.engine.events import EventType, event_append
 from threads.engine.execute import call_values, effect_record, receipt_before_send, send, step_data
-from threads.engine.lease import lapsed, lease_claim, lease_release
+from threads.engine.lease import lapsed, lease_claim, lease_release, lease_seconds
 from threads.engine.lifecycle import Advance, step_status_set
 from threads.engine.replies import reply_write
 from threads.engine.saga import saga_run
@@ -52,6 +57,34 @@ def sweep_once() -> int:
             step_reconcile(step)
         except Exception:  # one bad run must not stop the sweep of the others
             log.exception("could not reconcile step %s of run %s", step.index, step.run_id)
+    return taken + stranded_runs()
+
+
+def stranded_runs() -> int:
+    """Runs left ``running`` by a worker that died after a claim committed and
+    before its step started (an approved step, nothing running), or between
+    two undos of a saga: carried on by the one sweeper whose conditional
+    UPDATE of the run's ``updated_at`` wins."""
+    limit = timezone.now() - timedelta(seconds=lease_seconds())
+    quiet = (Run.objects.filter(status=Run.Status.RUNNING, updated_at__lt=limit)
+             .exclude(steps__status=Step.Status.RUNNING)
+             .exclude(interrupts__status=Interrupt.Status.OPEN))
+    candidates = list((quiet.exclude(saga="") | quiet.filter(steps__status=Step.Status.APPROVED))
+                      .distinct()[:SWEEP_BATCH])
+    taken = 0
+    for run in candidates:
+        if not Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, updated_at=run.updated_at).update(
+                updated_at=timezone.now()):
+            continue
+        taken += 1
+        log.warning("run %s was left running by a worker that died; carrying it on", run.id)
+        try:
+            if run.saga:
+                saga_run(run.id)
+            else:
+                run_advance(run.id)
+        except Exception:
+            log.exception("could not carry on run %s", run.id)
     return taken
 
 
