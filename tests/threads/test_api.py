@@ -159,8 +159,8 @@ def test_an_unencodable_answer_over_http_is_422_and_the_pause_stays_open(browser
 
     said = browser.post("/threads/t-surrogate/messages", {"text": "refund on order 4411"}).json()
     ask = next(p for p in said["waiting"] if p["kind"] == "ask")
-    body = ('{"interrupt_id": "%s", "decision": "answer", "token": "%s", "answer": {"kind": "open", "text": %s}}'
-            % (ask["id"], ask["token"], raw_text))
+    head = json.dumps({"interrupt_id": ask["id"], "decision": "answer", "token": ask["token"]})[:-1]
+    body = head + ', "answer": {"kind": "open", "text": ' + raw_text + "}}"
     refused = browser.post("/threads/t-surrogate/resume", body, raw=True)
     assert refused.status_code == 422
     assert refused.json() == {"error": "invalid_answer", "detail": DETAIL_UNENCODABLE}
