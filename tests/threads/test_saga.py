@@ -61,6 +61,10 @@ def test_a_failing_undo_is_retried_then_pauses_saga_stuck_which_takes_its_three_
     stuck = reply.waiting[0]
     assert stuck["choices"] == ["retry", "done_by_hand", "abandon"] and stuck["tool"] == "refund_card"
     assert reply.rollback["stuck"][0]["step"] == 1 and reply.rollback["undone"] == []
+    assert stuck["undo_of"] == 1 and stuck["left"] == [{"step": 1, "tool": "charge_card"}]
+    assert "failed (fault switch)" in stuck["error"]
+    assert stuck["arguments"] == [{"name": "amount", "value": 40, "origin": "undo"},
+                                  {"name": "order_id", "value": "4411", "origin": "undo"}]
     receipt = Receipt.objects.get(tool="refund_card")
     assert receipt.attempts == 3 and receipt.verdict == "verified_not_applied"
     with pytest.raises(InvalidDecision):

@@ -86,8 +86,7 @@ def saga_run(run_id: str, *, advance: Advance | None = None) -> Advance:
     seen = {e["step"] for k in REPORT_KEYS for e in report.get(k, [])}
     writes = [s for s in undoable_writes(run) if s.index not in seen]
     for i, step in enumerate(writes):
-        tool = agent.tool(step.tool)
-        if step.irreversible or (tool is not None and tool.irreversible) or not step.compensation:
+        if not _has_undo(step, agent):
             report["not_undoable"].append(entry(step))
             advance.lines.append(text(run.language, "not_undoable", tool=step.tool))
             _report_save(run, report)
@@ -98,7 +97,7 @@ def saga_run(run_id: str, *, advance: Advance | None = None) -> Advance:
             advance.lines.append(text(run.language, "undone", tool=step.tool, undo=undo.tool))
             _report_save(run, report)
             continue
-        left = [entry(s) for s in writes[i:]]
+        left = [entry(s) for s in writes[i:] if _has_undo(s, agent)]
         report["stuck"].append(entry(step, undo, error=error))
         with transaction.atomic():
             _report_save(run, report)
@@ -121,6 +120,11 @@ def saga_run(run_id: str, *, advance: Advance | None = None) -> Advance:
     if any(report.values()):
         advance.lines.append(text(run.language, "rolled_back", **{k: len(v) for k, v in report.items()}))
     return reply_write(advance)
+
+
+def _has_undo(step: Step, agent: AgentSpec) -> bool:
+    tool = agent.tool(step.tool)
+    return bool(step.compensation) and not step.irreversible and not (tool is not None and tool.irreversible)
 
 
 def _report_save(run: Run, report: dict[str, Any]) -> None:
