@@ -47,7 +47,10 @@ def lease_take(step: Step) -> None:
 
 def heartbeat() -> int:
     """Renew every lease this worker holds; the number renewed."""
-    return Step.objects.filter(status=Step.Status.RUNNING, lease_owner=worker_id()).update(lease_at=timezone.now())
+    held = Step.objects.filter(status=Step.Status.RUNNING, lease_owner=worker_id())
+    if not held.exists():  # a read: no write lock taken while this worker runs nothing
+        return 0
+    return held.update(lease_at=timezone.now())
 
 
 def lapsed() -> QuerySet[Step]:
