@@ -173,3 +173,16 @@ def test_a_step_is_started_once_even_by_two_workers_carrying_the_same_run(desk):
     assert step_execute(run, first, agent, Advance(run=run)) is True
     assert step_execute(run, second, agent, Advance(run=run)) is False
     assert Event.objects.filter(type="step", data__status="running").count() == 1
+
+
+def test_a_heartbeat_renews_only_this_workers_leases_and_a_lost_lease_records_nothing(desk):
+    from threads.engine.lease import heartbeat, lease_release, worker_id
+
+    step = _die_mid_call("d-beat", desk, "archive order 4412")
+    assert heartbeat() == 0  # the dead worker's step is not ours
+    old = timezone.now() - timedelta(minutes=5)
+    Step.objects.filter(pk=step.pk).update(lease_owner=worker_id(), lease_at=old)
+    assert heartbeat() == 1 and Step.objects.get(pk=step.pk).lease_at > old
+    Step.objects.filter(pk=step.pk).update(lease_owner="a-sweeper-elsewhere")
+    assert lease_release(step) is False  # taken over: this worker records no outcome
+    assert Step.objects.get(pk=step.pk).status == "running"
