@@ -138,13 +138,22 @@ def test_lost_replies_charge_once_and_an_unknown_archive_waits_for_a_person(data
         browser.close()
 
 
-def kill_mid_write(data_dir: Path, thread: str, text: str, fault: str, until: Any) -> tuple[Browser, float, Server]:
+WORKERS = [
+    pytest.param("fresh", id="a-fresh-worker-on-the-same-data"),
+    pytest.param("two", id="two-workers-at-once", marks=pytest.mark.skipif(
+        not on_postgres(), reason="two workers serving at once need PostgreSQL (DATABASE_URL=postgres://...)")),
+]
+
+
+def kill_mid_write(data_dir: Path, thread: str, text: str, fault: str, until: Any,
+                   workers: str) -> tuple[Browser, float, Server]:
     """Approve ``text`` on one worker, SIGKILL it once the shop shows the
     effect (its reply held by the ``hang`` fault), and hand back a browser on a
-    worker that is alive, with the moment of the kill."""
+    worker that is alive (one serving all along, or a fresh one started after
+    the kill), with the moment of the kill."""
     env = {"STALWART_SHOP_FAULTS": fault, "STALWART_SHOP_HANG": "120", **FAST_SWEEP}
     doomed = Server(data_dir, env=env).start()
-    survivor = Server(data_dir, env=env).start() if on_postgres() else None
+    survivor = Server(data_dir, env=env).start() if workers == "two" else None
     browser = Browser(doomed.url)
     pause = browser.say(thread, text).json()["waiting"][0]
 
@@ -172,11 +181,12 @@ def kill_mid_write(data_dir: Path, thread: str, text: str, fault: str, until: An
     return browser, killed_at, survivor
 
 
-def test_a_worker_killed_during_a_hanging_archive_leaves_outcome_unknown_for_a_fresh_worker(data_dir: Path):
-    thread = tid("f-kill-archive")
+@pytest.mark.parametrize("workers", WORKERS)
+def test_a_worker_killed_during_a_hanging_archive_leaves_outcome_unknown_untouched(data_dir: Path, workers: str):
+    thread = tid(f"f-kill-archive-{workers}")
     browser, killed_at, survivor = kill_mid_write(
         data_dir, thread, "archive order 4412", "archive_order=hang",
-        lambda: shop.get_order("4412")["status"] == "archived")
+        lambda: shop.get_order("4412")["status"] == "archived", workers)
     try:
         waited: list[dict[str, Any]] = []
         while time.monotonic() - killed_at < 30:
@@ -198,11 +208,12 @@ def test_a_worker_killed_during_a_hanging_archive_leaves_outcome_unknown_for_a_f
         browser.close()
 
 
-def test_a_worker_killed_during_a_hanging_charge_charges_exactly_once(data_dir: Path):
-    thread = tid("f-kill-charge")
+@pytest.mark.parametrize("workers", WORKERS)
+def test_a_worker_killed_during_a_hanging_charge_charges_exactly_once(data_dir: Path, workers: str):
+    thread = tid(f"f-kill-charge-{workers}")
     browser, killed_at, survivor = kill_mid_write(
         data_dir, thread, "charge 40 to order 4411", "charge_card=hang",
-        lambda: len(shop.charges("4411")) == 1)
+        lambda: len(shop.charges("4411")) == 1, workers)
     try:
         status = ""
         while time.monotonic() - killed_at < 30:
