@@ -43,7 +43,7 @@ def test_cancel_all_undoes_what_the_run_did_newest_first_each_undo_a_step_with_i
     assert (receipt.verdict, receipt.transport) == ("verified_applied", "ok")
     assert receipt.idempotency_key and shop.charges("4411")[1]["idempotency_key"] == receipt.idempotency_key
     event = Event.objects.filter(thread_id="s-cancel", type="rollback").get()
-    assert event.data["undone"] == reply.rollback["undone"]
+    assert event.data["undone"] == reply.rollback["undone"] and event.data["finished"] is True
 
 
 def test_irreversible_or_uncompensated_writes_are_reported_not_undoable(desk):
@@ -67,6 +67,8 @@ def test_a_failing_undo_is_retried_then_pauses_saga_stuck_which_takes_its_three_
                                   {"name": "order_id", "value": "4411", "origin": "undo"}]
     receipt = Receipt.objects.get(tool="refund_card")
     assert receipt.attempts == 3 and receipt.verdict == "verified_not_applied"
+    event = Event.objects.filter(thread_id="s-stuck", type="rollback").get()
+    assert event.data["stuck"] == reply.rollback["stuck"] and event.data["finished"] is False
     with pytest.raises(InvalidDecision):
         desk.resume("s-stuck", stuck["id"], "approve", stuck["token"])
     # retry, still failing: stuck again, under a new id

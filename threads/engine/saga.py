@@ -101,6 +101,8 @@ def saga_run(run_id: str, *, advance: Advance | None = None) -> Advance:
         report["stuck"].append(entry(step, undo, error=error))
         with transaction.atomic():
             _report_save(run, report)
+            # The report so far is in the thread's events at once, not only when the saga ends.
+            event_append(run.thread_id, EventType.ROLLBACK, {"run": run.id, **report, "finished": False})
             pause_open(run=run, step=undo, kind=Interrupt.Kind.SAGA_STUCK, tool=undo.tool, payload={
                 "question": text(run.language, "saga_stuck_question", tool=step.tool),
                 "arguments": [{"name": str(k), "value": v, "origin": "undo"}
@@ -115,7 +117,7 @@ def saga_run(run_id: str, *, advance: Advance | None = None) -> Advance:
         then = run.saga or Run.Status.DONE
         Run.objects.filter(pk=run.pk).update(saga="", rollback=report, updated_at=timezone.now())
         run.saga, run.rollback = "", report
-        event_append(run.thread_id, EventType.ROLLBACK, {"run": run.id, **report})
+        event_append(run.thread_id, EventType.ROLLBACK, {"run": run.id, **report, "finished": True})
         run_status_set(run, then)
     if any(report.values()):
         advance.lines.append(text(run.language, "rolled_back", **{k: len(v) for k, v in report.items()}))
