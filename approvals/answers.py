@@ -28,11 +28,15 @@ from threads.engine import (
     delegate_run,
     event_append,
     expire_questions,
+    happened_record,
+    not_happened_record,
     open_pauses,
     reply_write,
     run_advance,
     run_pauses_close,
     run_status_set,
+    saga_run,
+    saga_start,
     step_status_set,
     steps_cancel,
     token_for,
@@ -48,6 +52,24 @@ DETAIL_STALE = "That pause is no longer open, or the answer does not match what 
 DETAIL_DECISION = "A {kind} pause takes {choices}, not '{decision}'."
 DETAIL_NO_PAUSE = "This thread has no pause with that id."
 DETAIL_ANSWER_SHAPE = 'An answer is {"kind": "choice", "index": N} or {"kind": "open", "text": ...}.'
+DETAIL_UNENCODABLE = "The answer holds text that cannot be stored (a lone surrogate or a NUL character)."
+
+
+def encodable(value: Any) -> bool:
+    """True when every string in ``value`` is valid UTF-8 text a database can hold."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return False
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(encodable(k) and encodable(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(encodable(v) for v in value)
+    return True
 
 
 def stale_body(pause: Interrupt | None, thread_id: str) -> dict[str, Any]:
@@ -88,6 +110,8 @@ def interrupt_answer(
     choices = PAUSE_ANSWERS[pause.kind]
     if decision not in choices:
         raise InvalidDecision(DETAIL_DECISION.format(kind=pause.kind, choices=", ".join(choices), decision=decision))
+    if not encodable(answer):  # refused before the claim: a bad answer never strands the run
+        raise InvalidAnswer(DETAIL_UNENCODABLE)
     value = _answer_value(pause, answer) if pause.kind == Interrupt.Kind.ASK else None
 
     advance = Advance(run=pause.run)
@@ -106,6 +130,8 @@ def interrupt_answer(
     if pause.kind == Interrupt.Kind.ASK and pause.payload.get("delegate"):
         # The model asked: its questions and the person's answers go back to it.
         return delegate_run(pause.run, advance)
+    if pause.kind == Interrupt.Kind.SAGA_STUCK or (pause.kind == Interrupt.Kind.CONFIRM and decision == "cancel_all"):
+        return saga_run(pause.run_id, advance=advance)  # undo what the run did (SPEC §8), after the claim
     if go_on:
         return run_advance(pause.run_id, advance=advance)
     return reply_write(advance)
@@ -140,6 +166,8 @@ def _apply(pause: Interrupt, decision: str, value: Any, advance: Advance) -> boo
         return _apply_outcome(run, pause.step, decision, advance)
     if pause.kind == Interrupt.Kind.ASK:
         return _apply_ask(run, pause, value)
+    if pause.kind == Interrupt.Kind.SAGA_STUCK:
+        return _apply_saga(run, pause, decision, advance)
     if pause.kind == Interrupt.Kind.DELEGATE and decision == "decline":
         run_status_set(run, Run.Status.DONE)
         advance.lines.append(text(run.language, "declined"))
@@ -156,12 +184,12 @@ def _apply_confirm(run: Run, step: Step | None, decision: str, advance: Advance)
         event_append(run.thread_id, EventType.STEP, {"step": step.index, "tool": step.tool, "status": "skipped"})
         advance.lines.append(text(run.language, "skipped", tool=step.tool))
         return True
-    # cancel_all: this and every later call are left out.
+    # cancel_all: this and every later call are left out, and what the run did is undone.
     steps_cancel(run, from_index=step.index)
-    run_status_set(run, Run.Status.CANCELLED)
     # A team's steps may wait on several pauses at once (SPEC §7.3): a run that
-    # ends waits on nothing, so the others close too.
+    # ends waits on nothing, so the others close too; then it undoes what it did.
     run_pauses_close(run, status=Interrupt.Status.CANCELLED)
+    saga_start(run, then=Run.Status.CANCELLED)
     event_append(run.thread_id, EventType.STEP, {"step": step.index, "tool": step.tool, "status": "cancelled"})
     advance.lines.append(text(run.language, "cancelled"))
     return False
@@ -170,11 +198,12 @@ def _apply_confirm(run: Run, step: Step | None, decision: str, advance: Advance)
 def _apply_outcome(run: Run, step: Step | None, decision: str, advance: Advance) -> bool:
     assert step is not None
     if decision == "happened":
-        step.result = {"recorded_by_person": True}
+        happened_record(step)  # the effect, its undo registered, the receipt's verdict
         step_status_set(step, Step.Status.SUCCEEDED)
         advance.lines.append(text(run.language, "happened", tool=step.tool))
         return True
     # did_not_happen: back to the check, so a retry is a person's decision.
+    not_happened_record(step)
     step.generation += 1
     step.save(update_fields=["generation", "updated_at"])
     step_status_set(step, Step.Status.PLANNED)
@@ -199,4 +228,37 @@ def _apply_ask(run: Run, pause: Interrupt, value: Any) -> bool:
         step.kind = tool.kind if tool else "write"
         step.save(update_fields=["tool", "kind", "updated_at"])
     step_status_set(step, Step.Status.PLANNED)
+    return True
+
+
+def _apply_saga(run: Run, pause: Interrupt, decision: str, advance: Advance) -> bool:
+    """``saga_stuck`` (SPEC §7.1): ``retry`` tries the undo again; ``done_by_hand``
+    records it undone by a person; ``abandon`` leaves it, reported as not
+    undone. Either way the saga then goes on with the older writes."""
+    undo = pause.step
+    assert undo is not None and undo.undo_of_id is not None
+    write = Step.objects.get(pk=undo.undo_of_id)
+    report = dict(run.rollback or {"undone": [], "not_undoable": [], "stuck": []})
+    stuck = [e for e in report.get("stuck", []) if e.get("step") != write.index]
+    entry = next((e for e in report.get("stuck", []) if e.get("step") == write.index),
+                 {"step": write.index, "tool": write.tool, "undo": undo.tool, "undo_step": undo.index})
+    if decision == "retry":
+        report["stuck"] = stuck
+        undo.generation += 1  # stuck again, it pauses under a new id
+        undo.save(update_fields=["generation", "updated_at"])
+        step_status_set(undo, Step.Status.FAILED)
+    elif decision == "done_by_hand":
+        report["stuck"] = stuck
+        report["undone"] = [*report.get("undone", []),
+                            {k: v for k, v in entry.items() if k != "error"} | {"by": "hand"}]
+        step_status_set(undo, Step.Status.SKIPPED)
+        step_status_set(write, Step.Status.UNDONE)
+        event_append(run.thread_id, EventType.STEP, {"step": write.index, "tool": write.tool, "status": "undone",
+                                                     "by": "hand"})
+        advance.lines.append(text(run.language, "done_by_hand", tool=write.tool))
+    else:  # abandon
+        step_status_set(undo, Step.Status.CANCELLED)
+        advance.lines.append(text(run.language, "abandoned", tool=write.tool))
+    Run.objects.filter(pk=run.pk).update(rollback=report)
+    run.rollback = report
     return True

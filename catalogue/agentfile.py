@@ -208,6 +208,9 @@ def _agent(path: Path, place: str, raw: Any) -> AgentSpec:
                     path, f"{place}.tools.{tname}.compensation", f"the undo names no tool of this agent: {undo!r}"
                 )
 
+    for tname, tool in tools.items():
+        _verify_check(path, f"{place}.tools.{tname}.verify", tool, tools)
+
     vocabulary = None
     if raw.get("vocabulary"):
         vocabulary = _vocabulary(path, f"{place}.vocabulary", str(raw["vocabulary"]))
@@ -256,6 +259,26 @@ def _seconds_per_kind(path: Path, place: str, raw: Any) -> dict[str, float]:
             raise AgentFileError(path, f"{place}.{kind}", "must be a positive number of seconds")
         out[str(kind)] = float(seconds)
     return out
+
+
+def _verify_check(path: Path, place: str, tool: Tool, tools: Mapping[str, Tool]) -> None:
+    """``verify: {tool: <a read tool>, arguments: {...}, match: {...}, items?: <field>}`` (SPEC §9)."""
+    spec = tool.verify
+    if spec is None:
+        return
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("tool"), str):
+        raise AgentFileError(path, place, "must be {tool: NAME, arguments: {...}, match: {...}}")
+    unknown = set(spec) - {"tool", "arguments", "match", "items"}
+    if unknown:
+        raise AgentFileError(path, place, f"unknown keys: {', '.join(sorted(unknown))}")
+    probe = tools.get(spec["tool"])
+    if probe is None or probe.is_write:
+        raise AgentFileError(path, place, f"the probe must be a read tool of this agent: {spec['tool']!r}")
+    for key in ("arguments", "match"):
+        if not isinstance(spec.get(key) or {}, Mapping):
+            raise AgentFileError(path, f"{place}.{key}", "must be a mapping")
+    if not spec.get("match"):
+        raise AgentFileError(path, f"{place}.match", "say what to match in the probe's result")
 
 
 def _catalogue(path: Path, place: str, ref: Any) -> list[Tool]:

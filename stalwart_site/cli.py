@@ -55,6 +55,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
               flush=True)
     from daphne.server import Server
 
+    from stalwart_site.sweeper import start as sweeper_start
+
+    sweeper_start()  # steps whose worker died: found at start-up and every STALWART_SWEEP_SECONDS
     name = af.agent(args.agent).name
     from stalwart_site.context import context_mode
 

@@ -30,7 +30,7 @@ def error_response(err: StalwartError) -> JsonResponse:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, StalwartError):
-        return Response(exc.body(), status=exc.http_status)
+        return Response(exc.body(), status=exc.http_status, headers=exc.headers or None)
     if isinstance(exc, drf.ParseError):
         return Response({"error": "bad_request", "detail": DETAIL_BAD_JSON}, status=400)
     if isinstance(exc, drf.UnsupportedMediaType):

@@ -165,6 +165,10 @@ STALWART_MAX_BODY = env.int("STALWART_MAX_BODY", default=256 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = STALWART_MAX_BODY
 STALWART_MAX_TURN = env.int("STALWART_MAX_TURN", default=8000)
 STALWART_ASK_TIMEOUT = env.int("STALWART_ASK_TIMEOUT", default=600)
+# The sweep for steps whose worker died (SPEC §9): how often it runs, and how
+# long a running step's heartbeat may be silent before its lease lapses.
+STALWART_SWEEP_SECONDS = env.float("STALWART_SWEEP_SECONDS", default=5.0)
+STALWART_LEASE_SECONDS = env.float("STALWART_LEASE_SECONDS", default=5.0)
 # With a secret (make_app(secret=...)), resumes must carry a Stalwart-Signature.
 STALWART_RESUME_SECRET = env.str("STALWART_RESUME_SECRET", default="")
 # With it, context comes only from a signed Stalwart-Context header (an HS256 JWT);

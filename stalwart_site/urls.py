@@ -13,6 +13,7 @@ from threads.api import (
     ThreadFeedbackCreateApi,
     ThreadInterruptListApi,
     ThreadMessageCreateApi,
+    ThreadRollbackApi,
 )
 from threads.streams import thread_stream_view
 
@@ -26,6 +27,7 @@ urlpatterns = [
     path("threads/<str:thread_id>/stream", thread_stream_view, name="thread-stream"),
     path("threads/<str:thread_id>/feedback", ThreadFeedbackCreateApi.as_view(), name="thread-feedback"),
     path("threads/<str:thread_id>/resume", ThreadResumeApi.as_view(), name="thread-resume"),
+    path("threads/<str:thread_id>/rollback", ThreadRollbackApi.as_view(), name="thread-rollback"),
     path("pair/", pair_view, name="pair"),
     path("admin/", admin.site.urls),
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import secrets
 from typing import Any
 
 from django.conf import settings
@@ -13,8 +15,8 @@ from rest_framework.views import APIView
 
 from catalogue import registry
 from catalogue.agentfile import LANGUAGES
-from threads.engine import open_pauses, take_failures, turn_submit
-from threads.errors import BadRequest, NotFound, TooLarge
+from threads.engine import open_pauses, run_rollback, take_failures, turn_submit
+from threads.errors import BadRequest, Forbidden, NotFound, OperatorUnauthorized, TooLarge
 from threads.feedback import feedback_give
 from threads.selectors import (
     SESSION_HEADER,
@@ -28,6 +30,11 @@ from threads.selectors import (
 
 DETAIL_TURN_TOO_LONG = "A turn is at most {limit} characters."
 DETAIL_THREAD_ID = "A thread id is 1 to 128 letters, digits, '-', '_', '.' or ':'."
+DETAIL_NO_OPERATOR_TOKEN = ("Rollback needs an operator token, and none is set: start the server with "
+                            "--operator-token TOKEN or set QLS_OPERATOR_TOKEN.")
+DETAIL_OPERATOR = "Send the operator token as Authorization: Bearer <token>."
+
+security = logging.getLogger("stalwart.security")
 
 
 class StrictCharField(serializers.CharField):
@@ -113,6 +120,30 @@ class ThreadInterruptListApi(SessionApi):
         thread = thread_access(thread_id=thread_id, session=self.session)
         waiting = open_pauses(thread.id)
         return Response({"thread": thread.id, "interrupts": waiting, "waiting": waiting})
+
+
+def operator_check(authorization: str) -> None:
+    """The operator's bearer token, compared in constant time (SPEC §8)."""
+    configured = str(getattr(settings, "OPERATOR_TOKEN", "") or "")
+    if not configured:
+        raise Forbidden(DETAIL_NO_OPERATOR_TOKEN)
+    scheme, _, given = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not secrets.compare_digest(given.strip().encode(), configured.encode()):
+        security.warning("a rollback without the operator token")
+        raise OperatorUnauthorized(DETAIL_OPERATOR)
+
+
+class ThreadRollbackApi(APIView):
+    """``POST /threads/{id}/rollback``: an operator undoes a thread's writes
+    (SPEC §8). Not bound to the thread's session."""
+
+    def post(self, request: Request, thread_id: str) -> Response:
+        operator_check(request.headers.get("Authorization", ""))
+        check_thread_id(thread_id)
+        done = run_rollback(thread_id=thread_id, by="operator")
+        response = Response(done)
+        response["Cache-Control"] = "no-store"
+        return response
 
 
 class PlanApi(SessionApi):

@@ -17,6 +17,7 @@ class StalwartError(Exception):
     code = "bad_request"
     http_status = 400
     detail = "The request is not valid."
+    headers: dict[str, str] = {}  # response headers it needs (401's WWW-Authenticate)
 
     def __init__(self, detail: str | None = None, **extra: Any) -> None:
         super().__init__(detail or self.detail)
@@ -46,6 +47,10 @@ class Forbidden(StalwartError):
 class Unauthorized(StalwartError):
     code = "unauthorized"
     http_status = 401
+
+
+class OperatorUnauthorized(Unauthorized):
+    headers = {"WWW-Authenticate": 'Bearer realm="stalwart"'}
 
 
 class TooLarge(StalwartError):

@@ -10,8 +10,10 @@ order. A step's life::
                                            --skip--> skipped
                                            --cancel_all--> cancelled
 
-Sagas add ``undone`` / ``undo_failed`` / ``not_undoable`` to succeeded writes
-(SPEC §8). A **pause** (``Interrupt``) is a row: any worker can take its
+Sagas (SPEC §8) undo a succeeded write by a step of its own (``undo_of``
+names the write); the write becomes ``undone``. A running write's step holds a
+**lease** (``lease_owner``, ``lease_at``: its worker's heartbeat) so a sweep
+can tell a dead worker's step from a slow one. A **pause** (``Interrupt``) is a row: any worker can take its
 answer, claimed by one conditional UPDATE of its status. An **event** is the
 thread's trace, numbered per thread, written in the same transaction as the
 state it describes. A **receipt** is stored before a write is sent (SPEC §9).
@@ -83,7 +85,9 @@ class Run(models.Model):
     replay_owner = models.CharField(max_length=40, blank=True, default="")
     replay_until = models.DateTimeField(null=True, blank=True)
     replay_again = models.BooleanField(default=False)
-    rollback = models.JSONField(null=True, blank=True)
+    rollback = models.JSONField(null=True, blank=True)  # the last rollback report (SPEC §8)
+    saga = models.CharField(max_length=16, blank=True)  # while undoing: the status the run ends in
+    health = models.CharField(max_length=24, blank=True)  # "" or the verdict that made it unhealthy (SPEC §9)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -107,6 +111,7 @@ class Step(models.Model):
         CANCELLED = "cancelled", "cancelled"
         SUPERSEDED = "superseded", "superseded"
         OUTCOME_UNKNOWN = "outcome_unknown", "outcome unknown"
+        UNDONE = "undone", "undone"
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="steps")
     index = models.PositiveIntegerField()
@@ -122,12 +127,16 @@ class Step(models.Model):
     result = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
     compensation = models.JSONField(null=True, blank=True)  # the registered undo, resolved
+    undo_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.CASCADE, related_name="undo")
+    lease_owner = models.CharField(max_length=80, blank=True)  # the worker running it
+    lease_at = models.DateTimeField(null=True, blank=True)  # its last heartbeat
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["run", "index"]
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="step_unique_index")]
+        indexes = [models.Index(fields=["status", "lease_at"], name="step_lease")]
 
     def __str__(self) -> str:
         return f"{self.run_id}#{self.index} {self.tool}"
@@ -200,7 +209,6 @@ class Receipt(models.Model):
         DUPLICATE_EFFECT = "duplicate_effect", "duplicate effect"
         FALSE_SUCCESS = "false_success", "false success"
         UNSAFE_RETRY = "unsafe_retry", "unsafe retry"
-        NOT_APPLIED = "not_applied", "not applied"
 
     operation_id = models.CharField(primary_key=True, max_length=80)
     step = models.ForeignKey(Step, on_delete=models.CASCADE, related_name="receipts")
@@ -210,6 +218,7 @@ class Receipt(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     transport = models.CharField(max_length=16, blank=True)
     verdict = models.CharField(max_length=24, choices=Verdict.choices, default=Verdict.PENDING)
+    evidence = models.CharField(max_length=200, blank=True)  # what the verdict rests on, never arguments
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -16,7 +16,7 @@ from threads.context import HEADER as CONTEXT_HEADER
 from threads.context import ContextTokenError, context_read
 from threads.engine import Advance, open_pauses
 from threads.errors import BadRequest, ContextInvalid, NotFound
-from threads.models import Step, Thread
+from threads.models import Receipt, Step, Thread
 
 security = logging.getLogger("stalwart.security")
 log = logging.getLogger("stalwart")
@@ -101,11 +101,15 @@ def context_of(request: HttpRequest, body_context: dict[str, Any] | None) -> tup
     return dict(signed.ctx), list(signed.priv)
 
 
-def step_view(step: Step) -> dict[str, Any]:
+def step_view(step: Step, verdict: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "step": step.index, "tool": step.tool, "kind": step.kind, "status": step.status,
         "arguments": step.arguments, "reasons": step.reasons,
     }
+    if step.undo_of_id is not None:
+        out["undo_of"] = step.undo_of.index if step.undo_of else None
+    if verdict:
+        out["verdict"] = verdict  # the effect verdict of its last receipt (SPEC §9)
     if step.result is not None:
         out["result"] = step.result
     if step.error:
@@ -127,7 +131,9 @@ def answer_view(advance: Advance, *, not_notified: list[dict[str, Any]] | None =
     run = advance.run
     run.refresh_from_db()
     reply = advance.reply
-    steps = list(run.steps.order_by("index"))
+    steps = list(run.steps.select_related("undo_of").order_by("index"))
+    verdicts = dict(Receipt.objects.filter(step__run=run).exclude(verdict__in=["", Receipt.Verdict.PENDING])
+                    .order_by("created_at").values_list("step_id", "verdict"))
     return {
         "thread": run.thread_id,
         "run": run.id,
@@ -136,6 +142,7 @@ def answer_view(advance: Advance, *, not_notified: list[dict[str, Any]] | None =
         "waiting": open_pauses(run.thread_id),
         "refusals": refusals_of(steps),
         "rollback": run.rollback,
-        "steps": [step_view(s) for s in steps],
+        "steps": [step_view(s, verdicts.get(s.pk)) for s in steps],
+        "health": run.health or "ok",
         "not_notified": not_notified or [],
     }

@@ -6,15 +6,18 @@ three orders of SPEC §14. Charges and refunds are real rows, so a later
 ``show order`` reflects them.
 
 The fault switch ``STALWART_SHOP_FAULTS`` (``charge_card=lose_reply``,
-``refund_card=fail``, comma-separated) makes a tool apply its effect and lose
-the reply (``TimeoutError``), or fail before any effect, so unknown outcomes
-and stuck undos can be shown and tested.
+``refund_card=fail``, ``archive_order=hang``, comma-separated) makes a tool
+apply its effect and lose the reply (``TimeoutError``), fail before any
+effect, or apply its effect and hold its reply for ``STALWART_SHOP_HANG``
+seconds (default 30), so unknown outcomes, stuck undos and a worker killed
+mid-write can be shown and tested.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
@@ -60,6 +63,8 @@ def _fault(tool: str, stage: str) -> None:
         raise RuntimeError(f"{tool} failed (fault switch)")
     if mode == "lose_reply" and stage == "after":
         raise TimeoutError(f"{tool}'s reply was lost (fault switch)")
+    if mode == "hang" and stage == "after":
+        time.sleep(float(os.environ.get("STALWART_SHOP_HANG") or 30))
 
 
 @contextmanager

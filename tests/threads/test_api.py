@@ -151,3 +151,32 @@ def test_listing_what_waits_takes_a_fixed_number_of_queries(browser, django_asse
     with django_assert_max_num_queries(4):
         response = browser.get("/threads/u-30/interrupts")
     assert len(response.json()["interrupts"]) == 1
+
+
+@pytest.mark.parametrize("raw_text", ['"\\ud800"', '"ok\\udfff"', '"a\\u0000b"'])
+def test_an_unencodable_answer_over_http_is_422_and_the_pause_stays_open(browser, raw_text):
+    from approvals.answers import DETAIL_UNENCODABLE
+
+    said = browser.post("/threads/t-surrogate/messages", {"text": "refund on order 4411"}).json()
+    ask = next(p for p in said["waiting"] if p["kind"] == "ask")
+    head = json.dumps({"interrupt_id": ask["id"], "decision": "answer", "token": ask["token"]})[:-1]
+    body = head + ', "answer": {"kind": "open", "text": ' + raw_text + "}}"
+    refused = browser.post("/threads/t-surrogate/resume", body, raw=True)
+    assert refused.status_code == 422
+    assert refused.json() == {"error": "invalid_answer", "detail": DETAIL_UNENCODABLE}
+    listed = browser.get("/threads/t-surrogate/interrupts").json()["interrupts"]
+    assert [p["id"] for p in listed] == [ask["id"]]
+
+
+def test_rollback_route_checks_the_operator_before_the_thread(browser, settings):
+    from threads.api import DETAIL_NO_OPERATOR_TOKEN
+
+    settings.OPERATOR_TOKEN = ""
+    client = Client()
+    none = client.post("/threads/anything/rollback", HTTP_AUTHORIZATION="Bearer x")
+    assert none.status_code == 403 and none.json()["detail"] == DETAIL_NO_OPERATOR_TOKEN
+    settings.OPERATOR_TOKEN = "right-token"
+    wrong = client.post("/threads/anything/rollback", HTTP_AUTHORIZATION="Bearer wrong")
+    assert wrong.status_code == 401 and wrong.headers["WWW-Authenticate"] == 'Bearer realm="stalwart"'
+    unknown = client.post("/threads/anything/rollback", HTTP_AUTHORIZATION="Bearer right-token")
+    assert unknown.status_code == 404 and unknown.json()["error"] == "not_found"

@@ -14,7 +14,7 @@ from approvals.models import Delivery
 from approvals.notify import set_listeners
 from catalogue.agentfile import AgentFileError, load_agent_file
 from examples.shop import tools as shop
-from stalwart_site.deadlines import sweep_deadlines
+from stalwart_site.sweeper import sweep_deadlines
 from tests.threads.team_flows import agent_yaml, sends
 from threads.engine import pauses_escalate_due, pauses_expire_due
 from threads.models import Event, Interrupt, Message, Run

@@ -12,10 +12,12 @@ carried on from its rows alone, by whichever worker receives the answer.
 Modules, lowest first: ``lifecycle`` (the one place a run's or a step's
 status changes), ``events`` (the thread's numbered trace), ``hooks`` (who is
 told of a new pause), ``values`` (arguments as the tool takes them),
-``replies``, ``deadlines`` (pauses closed past their deadline, escalations),
-``pauses``, ``execute``, ``teamsteps`` (a team's own steps
-function, replayed from its journal), ``advance``, ``delegate`` (the model
-hand-off), ``turns``.
+``replies``, ``pauses``, ``deadlines`` (pauses closed past their deadline,
+escalations), ``lease`` (who runs a step, and whether they live),
+``execute`` (a call, its receipt and verdict), ``saga`` (undoing a run's
+writes; operator rollback), ``teamsteps`` (a team's own steps function,
+replayed from its journal), ``advance``, ``reconcile`` (the sweep: steps whose
+worker died), ``delegate`` (the model hand-off), ``turns``.
 
 Transactions: each state change (with its events) commits on its own. A
 tool's effect cannot be rolled back with the database, so a write's step is
@@ -37,12 +39,16 @@ from threads.engine.lifecycle import (
     steps_cancel,
 )
 from threads.engine.pauses import expire_questions, open_pauses, pause_open, present, token_for
+from threads.engine.reconcile import happened_record, not_happened_record, sweep_once
 from threads.engine.replies import reply_write
+from threads.engine.saga import run_rollback, saga_run, saga_start
 from threads.engine.steps import steps_create
 from threads.engine.turns import thread_open, turn_submit
 
 __all__ = [
-    "Advance", "EventType", "LifecycleError", "deadlines_sweep", "delegate_run", "event_append", "expire_questions", "open_pauses",
-    "pause_open", "pauses_escalate_due", "pauses_expire_due", "present", "reply_write", "run_advance", "run_pauses_close", "run_status_set", "step_status_set", "steps_cancel",
-    "steps_create", "take_failures", "thread_open", "token_for", "turn_submit",
+    "Advance", "EventType", "LifecycleError", "deadlines_sweep", "delegate_run", "event_append", "expire_questions",
+    "happened_record", "not_happened_record", "open_pauses", "pause_open", "pauses_escalate_due", "pauses_expire_due",
+    "present", "reply_write", "run_advance", "run_pauses_close", "run_rollback", "run_status_set", "saga_run",
+    "saga_start", "step_status_set", "steps_cancel", "steps_create", "sweep_once", "take_failures", "thread_open",
+    "token_for", "turn_submit",
 ]

@@ -7,7 +7,7 @@ from typing import Any
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.check import SENTENCE_WITHDRAWN, check_call
-from threads.engine.execute import outcome_unknown, step_execute, step_refuse
+from threads.engine.execute import step_execute, step_refuse
 from threads.engine.lifecycle import FINISHED, Advance, run_status_set
 from threads.engine.pauses import pause_open
 from threads.engine.replies import reply_write
@@ -41,8 +41,8 @@ def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: froze
         if step.status == Step.Status.WAITING:
             break  # something waits for a person
         if step.status == Step.Status.RUNNING:
-            # A worker died mid-call: the effect is unknown. Never resend blindly.
-            outcome_unknown(run, step, agent.tool(step.tool), advance, "the worker stopped mid-call")
+            # Its worker carries it on; if that worker died, the sweep finds its
+            # lapsed lease (threads.engine.reconcile). Never resent from here.
             break
         if step.status == Step.Status.APPROVED:
             if step.tool in withdrawn:

@@ -1,114 +1,220 @@
-"""Running one step's call (SPEC §9).
+"""Running one step's call, and what its outcome means (SPEC §9).
 
-A write's receipt is stored, and its step marked ``running``, *before* the
-call is sent; the outcome is recorded in a second transaction after. An
-ambiguous failure of a tool with idempotency is sent again with the same key;
-any other ambiguous failure pauses as ``outcome_unknown``: never resent
-blindly.
+A write's receipt is stored, and its step marked ``running`` under this
+worker's lease, *before* the call is sent; the outcome is recorded in a second
+transaction after, and only while the worker still holds the lease (a sweep
+may have taken a lapsed one). An ambiguous failure of a tool with idempotency
+is sent again with the same key; a tool with a ``verify`` probe is then
+checked by it; the evidence gives the verdict (``threads.verdicts``), and the
+verdict what happens next. Nothing is ever resent blindly.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
 from django.db import transaction
 from django.db.models import F
+from django.utils import timezone
 
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
-from catalogue.bindings import invoke
+from catalogue.bindings import Outcome, invoke
 from catalogue.check import SENTENCE_UNKNOWN
 from catalogue.tools import Tool
+from threads import verdicts as V
 from threads.engine.events import EventType, event_append
-from threads.engine.lifecycle import Advance, step_status_set
+from threads.engine.lease import lease_release
+from threads.engine.lifecycle import Advance, run_status_set, step_status_set, steps_cancel
 from threads.engine.pauses import pause_open
 from threads.engine.values import coerce, compensation_resolve, jsonable, resolve, shown
 from threads.models import Interrupt, Receipt, Run, Step
 from threads.texts import describe_result, text
 from threads.tokens import request_hash
 
+log = logging.getLogger("stalwart.engine")
+
 IDEMPOTENT_RETRIES = 2
 RETRY_BACKOFF_SECONDS = 0.2
+SECRET_SHOWN = "(secret)"
 
 
 def step_execute(run: Run, step: Step, agent: AgentSpec, advance: Advance) -> bool:
     """Run one step's call. True to go on with the next step."""
-    lang = run.language
     tool = agent.tool(step.tool)
     if tool is None:  # gone from the agent file since it was planned
         step_refuse(run, step, "unknown_tool", SENTENCE_UNKNOWN.format(tool=step.tool), advance)
         return True
-    arguments, _ = resolve(run, step, tool)
-    values = coerce(tool, arguments)
+    values = call_values(run, step, tool)
     receipt = None
     key = None
     if tool.is_write:
-        receipt = receipt_before_send(run, step, tool, values, agent)
+        receipt, mismatch = receipt_before_send(run, step, tool, values, agent)
+        if mismatch:
+            return unsafe_retry_stop(run, step, receipt, advance)
         key = receipt.idempotency_key or None
         if key and tool.idempotency and tool.idempotency.get("argument"):
             values[str(tool.idempotency["argument"])] = key
     with transaction.atomic():
+        # The step's own claim: of two workers carrying the same run on, one sends.
+        if not Step.objects.filter(pk=step.pk, status=step.status, generation=step.generation).update(
+                status=Step.Status.RUNNING, updated_at=timezone.now()):
+            log.warning("step %s of run %s was started elsewhere; not sent again", step.index, run.id)
+            return False
+        Run.objects.filter(pk=run.pk).update(updated_at=timezone.now())
         step_status_set(step, Step.Status.RUNNING)
-        event_append(run.thread_id, EventType.STEP, step_data(step))
+        event_append(run.thread_id, EventType.STEP, step_data(step, agent))
+    outcome, attempts = send(tool, values, key)
+    return effect_record(run, step, tool, agent, values, receipt, outcome, attempts, advance)
+
+
+def call_values(run: Run, step: Step, tool: Tool) -> dict[str, Any]:
+    arguments, _ = resolve(run, step, tool)
+    return coerce(tool, arguments)
+
+
+def send(tool: Tool, values: dict[str, Any], key: str | None, retries: int = IDEMPOTENT_RETRIES) -> tuple[Outcome, int]:
+    """Send the call; an ambiguous failure is sent again only with the same key (bounded)."""
     attempts = 0
     while True:
         attempts += 1
         outcome = invoke(tool, values, idempotency_key=key, base_dir=str(registry.agent_file().folder))
-        if outcome.ambiguous and key and attempts <= IDEMPOTENT_RETRIES:
+        if outcome.ambiguous and key and attempts <= retries:
             # Same key, same request: the tool answers a replay without a second effect.
             time.sleep(RETRY_BACKOFF_SECONDS * attempts)
             continue
-        break
-    if receipt is not None:
-        receipt.attempts = F("attempts") + attempts
-        receipt.transport = outcome.transport
-        if outcome.ok:
-            receipt.verdict = Receipt.Verdict.VERIFIED_APPLIED
-        elif outcome.ambiguous:
-            receipt.verdict = Receipt.Verdict.INDETERMINATE
-        else:
-            receipt.verdict = Receipt.Verdict.NOT_APPLIED
-        receipt.save(update_fields=["attempts", "transport", "verdict", "updated_at"])
-    if outcome.ambiguous:
-        outcome_unknown(run, step, tool, advance, outcome.error)
-        return False
+        return outcome, attempts
+
+
+def probe(agent: AgentSpec, tool: Tool, values: dict[str, Any], result: Any) -> tuple[int | None, str]:
+    """Ask the write's ``verify`` probe how many matching effects exist; None when it cannot say."""
+    spec = tool.verify or {}
+    reader = agent.tool(str(spec.get("tool")))
+    if reader is None:
+        return None, "no probe"
+    args = V.probe_arguments(spec, values, result)
+    found = invoke(reader, args, base_dir=str(registry.agent_file().folder))
+    if not found.ok:
+        return None, f"{reader.name} could not answer"
+    n = V.probe_matches(spec, jsonable(found.result), values, result)
+    return n, f"{reader.name} found {n} matching"
+
+
+def effect_record(run: Run, step: Step, tool: Tool, agent: AgentSpec, values: dict[str, Any],
+                  receipt: Receipt | None, outcome: Outcome, attempts: int, advance: Advance) -> bool:
+    """Record what a call did, by its verdict. True to go on with the next step."""
+    lang = run.language
+    matches, evidence = None, outcome.transport
+    if receipt is not None and tool.verify and (outcome.ok or outcome.ambiguous):
+        matches, evidence = probe(agent, tool, values, jsonable(outcome.result))
+    verdict = V.verdict(transport=outcome.transport, matches=matches) if receipt is not None else None
     with transaction.atomic():
-        if outcome.ok:
-            step.result = jsonable(outcome.result)
-            step.compensation = compensation_resolve(tool, values, step.result)
-            step_status_set(step, Step.Status.SUCCEEDED)
-            if tool.reads_outside and tool.name not in run.tainted_by:
-                run.tainted_by = [*run.tainted_by, tool.name]
-                run.save(update_fields=["tainted_by", "updated_at"])
-        else:
-            step.error = outcome.error
-            step_status_set(step, Step.Status.FAILED)
-        event_append(run.thread_id, EventType.STEP, step_data(step))
+        if receipt is not None:
+            Receipt.objects.filter(pk=receipt.pk).update(
+                attempts=F("attempts") + attempts, transport=outcome.transport, verdict=verdict or "",
+                evidence=evidence[:200])
+        if not lease_release(step):
+            # A sweep took this step over (our heartbeat lapsed): it decides, not us.
+            log.warning("step %s of run %s was taken over while its call ran; its outcome is left to the sweep",
+                        step.index, run.id)
+            return False
+        if verdict is None:  # a read
+            if outcome.ambiguous:
+                outcome_unknown(run, step, tool, advance, outcome.error)
+                return False
+            return _finished(run, step, tool, agent, outcome, values, advance)
+        if verdict in (V.VERIFIED_APPLIED, V.DUPLICATE_EFFECT):
+            if not outcome.ok:
+                outcome = Outcome("ok", result={"reconciled": evidence})
+                advance.lines.append(text(lang, "reconciled", tool=tool.name, evidence=evidence))
+            go_on = _finished(run, step, tool, agent, outcome, values, advance, quiet=verdict != V.VERIFIED_APPLIED)
+            if verdict == V.DUPLICATE_EFFECT:
+                _unhealthy(run, verdict)
+                steps_cancel(run, from_index=step.index + 1)
+                run_status_set(run, Run.Status.DONE)
+                advance.lines.append(text(lang, "duplicate_effect", tool=tool.name, evidence=evidence))
+                return False
+            return go_on
+        if verdict == V.FALSE_SUCCESS:
+            _unhealthy(run, verdict)
+            advance.lines.append(text(lang, "false_success", tool=tool.name, evidence=evidence))
+            return _finished(run, step, tool, agent, Outcome("error", error=f"false success: {evidence}"), values,
+                             advance, quiet=True)
+        if verdict == V.VERIFIED_NOT_APPLIED and outcome.ambiguous:
+            # The probe says it did not happen: a retry is a person's decision (a new confirm).
+            step.error = evidence
+            step.generation += 1
+            step.save(update_fields=["generation", "error", "updated_at"])
+            step_status_set(step, Step.Status.PLANNED)
+            advance.lines.append(text(lang, "not_applied_retry", tool=tool.name, evidence=evidence))
+            return True
+        if verdict == V.INDETERMINATE:
+            outcome_unknown(run, step, tool, advance, outcome.error)
+            return False
+        return _finished(run, step, tool, agent, outcome, values, advance)  # refused or failed
+
+
+def _finished(run: Run, step: Step, tool: Tool, agent: AgentSpec, outcome: Outcome, values: dict[str, Any],
+              advance: Advance, quiet: bool = False) -> bool:
+    if outcome.ok:
+        step.result = jsonable(outcome.result)
+        step.compensation = compensation_resolve(tool, values, step.result) if tool.is_write else None
+        step_status_set(step, Step.Status.SUCCEEDED)
+        if tool.reads_outside and tool.name not in run.tainted_by:
+            run.tainted_by = [*run.tainted_by, tool.name]
+            run.save(update_fields=["tainted_by", "updated_at"])
+    else:
+        step.error = outcome.error
+        step_status_set(step, Step.Status.FAILED)
+    event_append(run.thread_id, EventType.STEP, step_data(step, agent))
+    if quiet:
+        return True
     if outcome.ok:
         key_ = "done_write" if tool.is_write else "done_read"
-        advance.lines.append(text(lang, key_, tool=tool.name, result=describe_result(step.result)))
+        advance.lines.append(text(run.language, key_, tool=tool.name, result=describe_result(step.result)))
     else:
-        advance.lines.append(text(lang, "failed", tool=tool.name, error=outcome.error))
+        advance.lines.append(text(run.language, "failed", tool=tool.name, error=outcome.error))
     return True
 
 
-def receipt_before_send(run: Run, step: Step, tool: Tool, values: dict[str, Any], agent: AgentSpec) -> Receipt:
+def _unhealthy(run: Run, verdict: str) -> None:
+    Run.objects.filter(pk=run.pk, health="").update(health=verdict)
+    run.health = run.health or verdict
+
+
+def receipt_before_send(run: Run, step: Step, tool: Tool, values: dict[str, Any], agent: AgentSpec,
+                        operation_id: str | None = None) -> tuple[Receipt, bool]:
     """Store the intent before the write is sent (SPEC §9); the operation id
-    and idempotency key are stable for the step across retries."""
-    operation_id = f"op-{run.id}-{step.index}-{step.generation}"
+    and idempotency key are stable for the step across retries. True with it
+    when the same operation was stored before with another request hash or key."""
+    operation_id = operation_id or f"op-{run.id}-{step.index}-{step.generation}"
     secret = agent.secrets.get(tool.name, frozenset())
     rhash = request_hash(tool.name, values, secret | {str((tool.idempotency or {}).get("argument"))})
+    key = operation_id if tool.idempotency else ""
     receipt, created = Receipt.objects.get_or_create(
         operation_id=operation_id,
-        defaults={"step": step, "tool": tool.name, "request_hash": rhash,
-                  "idempotency_key": operation_id if tool.idempotency else ""},
+        defaults={"step": step, "tool": tool.name, "request_hash": rhash, "idempotency_key": key},
     )
-    if not created and receipt.request_hash != rhash:
-        receipt.verdict = Receipt.Verdict.UNSAFE_RETRY
-        receipt.save(update_fields=["verdict", "updated_at"])
-        raise RuntimeError(f"operation {operation_id} was sent with another request: stopped (unsafe_retry)")
-    return receipt
+    mismatch = not created and (receipt.request_hash != rhash or receipt.idempotency_key != key)
+    return receipt, mismatch
+
+
+def unsafe_retry_stop(run: Run, step: Step, receipt: Receipt, advance: Advance) -> bool:
+    """The same operation with another request or key: stop, send nothing (SPEC §9)."""
+    with transaction.atomic():
+        Receipt.objects.filter(pk=receipt.pk).update(verdict=V.UNSAFE_RETRY,
+                                                     evidence="stored with another request hash or key")
+        step.error = "unsafe_retry: the operation was stored with another request"
+        step_status_set(step, Step.Status.FAILED)
+        event_append(run.thread_id, EventType.STEP, {"step": step.index, "tool": step.tool, "status": step.status,
+                                                     "error": step.error})
+        _unhealthy(run, V.UNSAFE_RETRY)
+        steps_cancel(run, from_index=step.index + 1)
+        run_status_set(run, Run.Status.DONE)
+    advance.lines.append(text(run.language, "unsafe_retry", tool=step.tool))
+    return False
 
 
 def outcome_unknown(run: Run, step: Step, tool: Tool | None, advance: Advance, error: str) -> None:
@@ -131,6 +237,9 @@ def step_refuse(run: Run, step: Step, rule: str, sentence: str, advance: Advance
     advance.lines.append(sentence)
 
 
-def step_data(step: Step) -> dict[str, Any]:
-    return {"step": step.index, "tool": step.tool, "status": step.status, "arguments": step.arguments,
+def step_data(step: Step, agent: AgentSpec | None = None) -> dict[str, Any]:
+    """A step as its events show it: arguments marked secret never appear."""
+    secret = agent.secrets.get(step.tool, frozenset()) if agent else frozenset()
+    arguments = [{**a, "value": SECRET_SHOWN} if a.get("name") in secret else a for a in step.arguments]
+    return {"step": step.index, "tool": step.tool, "status": step.status, "arguments": arguments,
             "result": step.result, "error": step.error or None}

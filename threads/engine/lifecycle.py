@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 
 from threads.engine.events import EventType, event_append
+from threads.engine.lease import lease_take
 from threads.models import Interrupt, Message, Run, Step
 
 S = Run.Status
@@ -37,11 +38,11 @@ RUN_SOURCES: dict[str, frozenset[str]] = {
 # Steps that need nothing more: the engine never takes them again.
 FINISHED: frozenset[str] = frozenset({
     Step.Status.SUCCEEDED, Step.Status.FAILED, Step.Status.REFUSED, Step.Status.SKIPPED,
-    Step.Status.CANCELLED, Step.Status.SUPERSEDED, Step.Status.OUTCOME_UNKNOWN,
+    Step.Status.CANCELLED, Step.Status.SUPERSEDED, Step.Status.OUTCOME_UNKNOWN, Step.Status.UNDONE,
 })
 # Steps that a cancel leaves as they are: what they did is already said.
 ENDED: frozenset[str] = frozenset({
-    Step.Status.SUCCEEDED, Step.Status.FAILED, Step.Status.REFUSED, Step.Status.SKIPPED,
+    Step.Status.SUCCEEDED, Step.Status.FAILED, Step.Status.REFUSED, Step.Status.SKIPPED, Step.Status.UNDONE,
 })
 
 
@@ -85,6 +86,9 @@ def step_status_set(step: Step, status: str, *, rule: str = "", sentence: str = 
     """Save a step's new status with what the engine filled in on it."""
     step.status = status
     fields = ["status", "arguments", "reasons", "irreversible", "updated_at"]
+    if status == Step.Status.RUNNING:  # a running call holds a lease (SPEC §9)
+        lease_take(step)
+        fields += ["lease_owner", "lease_at"]
     if rule:
         step.rule, step.sentence = rule, sentence
         fields += ["rule", "sentence"]

@@ -95,6 +95,11 @@ def present(pause: Interrupt) -> dict[str, Any]:
     if pause.kind == Interrupt.Kind.ASK:
         out["ask"] = p.get("ask")
         out["argument"] = p.get("argument")
+    if pause.kind == Interrupt.Kind.SAGA_STUCK:
+        # What still needs undoing, newest first (this write first), and why the undo failed (SPEC §8).
+        out["undo_of"] = p.get("undo_of")
+        out["left"] = p.get("left", [])
+        out["error"] = p.get("error", "")
     return out
 
 

@@ -42,7 +42,7 @@ from catalogue.agentfile import AgentSpec
 from catalogue.bindings.python import resolve_callable
 from catalogue.check import SENTENCE_WITHDRAWN, check_call
 from catalogue.plan import Argument
-from threads.engine.execute import outcome_unknown, step_execute, step_refuse
+from threads.engine.execute import step_execute, step_refuse
 from threads.engine.lifecycle import FINISHED, Advance, new_id, run_pauses_close, run_status_set
 from threads.engine.pauses import pause_open
 from threads.engine.replies import reply_write
@@ -55,7 +55,6 @@ log = logging.getLogger("stalwart.engine")
 
 # A call found ``running`` this long after its last change: its worker died.
 # Younger, it is in flight on another worker and the replay waits for it.
-RUNNING_STALE = timedelta(minutes=5)
 DONE, PENDING = "done", "pending"
 
 
@@ -167,20 +166,17 @@ class RunHandle:
             if step.tool in self._withdrawn:
                 step_refuse(run, step, "withdrawn", SENTENCE_WITHDRAWN.format(tool=step.tool), self._scratch)
                 return self._finish(entry, step)
-            claimed = Step.objects.filter(pk=step.pk, status=Step.Status.APPROVED).update(
-                status=Step.Status.RUNNING, updated_at=timezone.now())
-            if not claimed:
+            step_execute(run, step, agent, self._scratch)  # claims the step: of two workers, one sends
+            if step.status == Step.Status.APPROVED:
                 return PENDING, None  # another worker is sending it
-            step_execute(run, step, agent, self._scratch)
             return self._after_execute(entry, step)
         if step.status == Step.Status.WAITING:
             self.waiting.append(step)
             return PENDING, None
         if step.status == Step.Status.RUNNING:
-            if step.updated_at > timezone.now() - RUNNING_STALE:
-                return PENDING, None  # in flight on another worker
-            outcome_unknown(run, step, agent.tool(step.tool), self._scratch, "the worker stopped mid-call")
-            self.waiting.append(step)
+            # In flight, here or on another worker. One whose worker died is the
+            # sweep's (threads.engine.reconcile): its lease lapses, one worker
+            # claims it, and it becomes outcome_unknown or is reconciled.
             return PENDING, None
         if step.status in FINISHED:
             return self._finish(entry, step)

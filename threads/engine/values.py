@@ -9,6 +9,7 @@ from typing import Any
 from catalogue.plan import Argument
 from catalogue.tools import Tool
 from threads.models import Run, Step
+from threads.verdicts import reference
 
 
 def resolve(run: Run, step: Step, tool: Tool | None) -> tuple[list[Argument], int | None]:
@@ -74,18 +75,21 @@ def shown(arguments: list[dict[str, Any]], tool: Tool) -> list[dict[str, Any]]:
 
 
 def compensation_resolve(tool: Tool, values: dict[str, Any], result: Any) -> dict[str, Any] | None:
-    """Register the undo with ``$args.<name>`` and ``$result.<name>`` resolved now (SPEC §8)."""
+    """Register the undo with ``$args.<name>`` and ``$result.<name>`` resolved now (SPEC §8).
+
+    None when there is no compensation, or when it needs a ``$result.`` value
+    that is not known (a write recorded as happened by a person, or reconciled
+    by a probe, has no result): such a write is reported as not undoable.
+    """
     comp = tool.compensation
     if not comp:
         return None
     resolved = {}
     for name, ref in dict(comp.get("arguments") or {}).items():
-        if isinstance(ref, str) and ref.startswith("$args."):
-            resolved[name] = values.get(ref[len("$args."):])
-        elif isinstance(ref, str) and ref.startswith("$result."):
-            resolved[name] = field_of(result, ref[len("$result."):])
-        else:
-            resolved[name] = ref
+        value = reference(ref, values, result)
+        if value is None and isinstance(ref, str) and ref.startswith("$"):
+            return None
+        resolved[str(name)] = value
     return {"tool": comp["tool"], "arguments": resolved}
 
 
