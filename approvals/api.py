@@ -25,9 +25,9 @@ DETAIL_SIGNATURE = "This server takes answers only with a valid Stalwart-Signatu
 
 class ThreadResumeApi(SessionApi):
     class InputSerializer(serializers.Serializer[Any]):
-        interrupt_id = StrictCharField()
-        decision = StrictCharField()
-        token = StrictCharField(allow_blank=True)
+        interrupt_id = StrictCharField(max_length=128)
+        decision = StrictCharField(max_length=32)
+        token = StrictCharField(allow_blank=True, max_length=256)
         answer = serializers.JSONField(required=False, allow_null=True)
 
     def post(self, request: Request, thread_id: str) -> Response:

@@ -22,6 +22,15 @@ import httpx
 
 HEADER = "Stalwart-Signature"
 DEFAULT_TOLERANCE = 300
+MAX_HEADER = 4096  # room for a few v1= values during a rotation; longer is refused unread
+BLANK_SECRET = "A webhook needs a secret to sign with: a blank one would let anyone forge its deliveries."
+_STAMP_DIGITS = 12  # seconds since 1970 fit in 12 digits for the next 30,000 years
+
+
+def _ascii_digits(value: str) -> bool:
+    # str.isdigit() takes "٣" and int() would then parse it; and int() of
+    # 5,000 digits raises. Only a short run of ASCII digits is a stamp.
+    return 0 < len(value) <= _STAMP_DIGITS and value.isascii() and value.isdigit()
 
 
 def sign(body: bytes, secret: str, *, now: Callable[[], float] = time.time) -> str:
@@ -33,7 +42,7 @@ def sign(body: bytes, secret: str, *, now: Callable[[], float] = time.time) -> s
 def verify(header: str | None, body: bytes, secret: str, tolerance: int = DEFAULT_TOLERANCE, *,
            now: Callable[[], float] = time.time) -> bool:
     """True only for a valid signature made within ``tolerance`` seconds."""
-    if not header or not secret:
+    if not header or not secret or len(header) > MAX_HEADER or not header.isascii():
         return False
     stamp, candidates = None, []
     for part in header.split(","):
@@ -42,13 +51,13 @@ def verify(header: str | None, body: bytes, secret: str, tolerance: int = DEFAUL
             stamp = value
         elif key == "v1":
             candidates.append(value)
-    if stamp is None or not stamp.isdigit() or not candidates:
+    if stamp is None or not _ascii_digits(stamp) or not candidates:
         return False
     if abs(now() - int(stamp)) > tolerance:
         return False
     expected = hmac.new(secret.encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()
     # Every candidate is compared, so the time taken does not say which one matched.
-    matches = [hmac.compare_digest(expected, c) for c in candidates]
+    matches = [hmac.compare_digest(expected.encode(), c.encode()) for c in candidates]
     return any(matches)
 
 
@@ -60,6 +69,8 @@ class Webhook:
     """
 
     def __init__(self, url: str, secret: str, *, timeout: float = 5.0) -> None:
+        if not isinstance(secret, str) or not secret.strip():
+            raise ValueError(BLANK_SECRET)
         self.url = url
         self.secret = secret
         self.timeout = timeout

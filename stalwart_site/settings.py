@@ -70,6 +70,8 @@ INSTALLED_APPS = [
     "stalwart_site",
 ]
 MIDDLEWARE = [
+    "stalwart_site.middleware.RequestIdMiddleware",
+    "stalwart_site.middleware.ContentSecurityPolicyMiddleware",
     "stalwart_site.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -142,7 +144,8 @@ else:
 # --- DRF --------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # Refuses deep nesting, lone surrogates and NaN/Infinity before any view reads a body.
+    "DEFAULT_PARSER_CLASSES": ["stalwart_site.parsers.StrictJSONParser"],
     # Widget requests carry the Stalwart-Session header, not a cookie, so
     # no session authentication (and no cookie-based CSRF) on the API.
     "DEFAULT_AUTHENTICATION_CLASSES": [],

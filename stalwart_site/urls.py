@@ -5,7 +5,8 @@ from django.urls import path
 
 from approvals.api import ThreadResumeApi
 from approvals.views import pair_view
-from stalwart_site.views import chat_view, not_found_json
+from stalwart_site.errors import bad_request_json, not_found_json, server_error_json
+from stalwart_site.views import chat_view
 from threads.api import ConfigApi, HealthApi, PlanApi, ThreadInterruptListApi, ThreadMessageCreateApi
 
 urlpatterns = [
@@ -20,4 +21,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
+handler400 = bad_request_json
 handler404 = not_found_json
+handler500 = server_error_json

@@ -28,7 +28,14 @@ DETAIL_THREAD_ID = "A thread id is 1 to 128 letters, digits, '-', '_', '.' or ':
 
 
 class StrictCharField(serializers.CharField):
-    """A string, and only a string: DRF's CharField would take 12 as "12"."""
+    """A string, and only a string: DRF's CharField would take 12 as "12".
+
+    Never trimmed: a decision, kind or token is matched exactly, so
+    ``"\tapprove\n"`` is not ``approve`` (SPEC §7.2)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
@@ -59,12 +66,19 @@ def check_thread_id(thread_id: str) -> None:
         raise BadRequest(DETAIL_THREAD_ID)
 
 
+MAX_LANGUAGE = 8  # the column's width (Run.language, Message.language)
+MAX_AGENT = 200
+
+
+class TurnSerializer(serializers.Serializer[Any]):
+    text = StrictCharField(allow_blank=True)
+    language = StrictCharField(required=False, allow_null=True, max_length=MAX_LANGUAGE)
+    context = serializers.DictField(required=False)
+    agent = StrictCharField(required=False, allow_null=True, max_length=MAX_AGENT)
+
+
 class ThreadMessageCreateApi(SessionApi):
-    class InputSerializer(serializers.Serializer[Any]):
-        text = StrictCharField(allow_blank=True, trim_whitespace=False)
-        language = StrictCharField(required=False, allow_null=True)
-        context = serializers.DictField(required=False)
-        agent = serializers.CharField(required=False, allow_null=True)
+    InputSerializer = TurnSerializer
 
     def post(self, request: Request, thread_id: str) -> Response:
         check_thread_id(thread_id)
@@ -73,6 +87,7 @@ class ThreadMessageCreateApi(SessionApi):
         text = data.validated_data["text"]
         if len(text) > settings.STALWART_MAX_TURN:
             raise TooLarge(DETAIL_TURN_TOO_LONG.format(limit=settings.STALWART_MAX_TURN))
+        agent_or_404(data.validated_data.get("agent"))  # an unknown agent is a 404 before anything opens
         take_failures()
         advance = turn_submit(
             thread_id=thread_id,
@@ -93,11 +108,7 @@ class ThreadInterruptListApi(SessionApi):
 
 
 class PlanApi(SessionApi):
-    class InputSerializer(serializers.Serializer[Any]):
-        text = StrictCharField(allow_blank=True, trim_whitespace=False)
-        language = StrictCharField(required=False, allow_null=True)
-        agent = serializers.CharField(required=False, allow_null=True)
-        context = serializers.DictField(required=False)
+    InputSerializer = TurnSerializer
 
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
@@ -105,7 +116,7 @@ class PlanApi(SessionApi):
         text = data.validated_data["text"]
         if len(text) > settings.STALWART_MAX_TURN:
             raise TooLarge(DETAIL_TURN_TOO_LONG.format(limit=settings.STALWART_MAX_TURN))
-        agent = _agent(data.validated_data.get("agent"))
+        agent = agent_or_404(data.validated_data.get("agent"))
         language = registry.choose_language(agent, data.validated_data.get("language"))
         plan = registry.selector_for(agent).plan(
             text, language=language, context=data.validated_data.get("context") or {},
@@ -114,7 +125,7 @@ class PlanApi(SessionApi):
         return Response(plan.to_json())
 
 
-def _agent(name: str | None) -> Any:
+def agent_or_404(name: str | None) -> Any:
     from catalogue.agentfile import AgentFileError
 
     try:
