@@ -65,7 +65,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     application = make_app(str(af.path), agent=args.agent)
     if args.dev_pair:
-        from approvals.views import PAIR_MINUTES, pairing_code_create
+        from approvals.pairing import PAIR_MINUTES, pairing_code_create
 
         code = pairing_code_create()
         print(f"Pairing code: {code} (enter it at http://{args.host}:{args.port}/pair/ within {PAIR_MINUTES} minutes)",
