@@ -12,8 +12,9 @@ from rest_framework.views import APIView
 
 from catalogue import registry
 from catalogue.agentfile import LANGUAGES
+from threads import idempotency
 from threads.engine import open_pauses, take_failures, turn_submit
-from threads.errors import BadRequest, NotFound, TooLarge
+from threads.errors import BadRequest, NotFound, StalwartError, TooLarge
 from threads.selectors import (
     SESSION_HEADER,
     THREAD_ID_RE,
@@ -88,16 +89,35 @@ class ThreadMessageCreateApi(SessionApi):
         if len(text) > settings.STALWART_MAX_TURN:
             raise TooLarge(DETAIL_TURN_TOO_LONG.format(limit=settings.STALWART_MAX_TURN))
         agent_or_404(data.validated_data.get("agent"))  # an unknown agent is a 404 before anything opens
+        key = idempotency.key_of(request.headers.get(idempotency.HEADER))
+        if key is None:
+            return Response(self.turn(thread_id, data.validated_data))
+        held = {"session_hash": session_hash(self.session), "key": key}
+        replay = idempotency.idempotency_begin(**held, fingerprint=idempotency.fingerprint(thread_id, request.data))
+        if replay is not None:
+            return Response(replay.body, status=replay.status, headers={"Idempotent-Replayed": "true"})
+        try:
+            body = self.turn(thread_id, data.validated_data)
+        except StalwartError as exc:  # a 4xx is the answer to this key too
+            idempotency.idempotency_finish(**held, status=exc.http_status, body=exc.body())
+            raise
+        except BaseException:  # a 500 is not an answer to keep: the client may retry
+            idempotency.idempotency_abandon(**held)
+            raise
+        idempotency.idempotency_finish(**held, status=200, body=body)
+        return Response(body)
+
+    def turn(self, thread_id: str, given: dict[str, Any]) -> dict[str, Any]:
         take_failures()
         advance = turn_submit(
             thread_id=thread_id,
             session_hash=session_hash(self.session),
-            text_=text,
-            language=data.validated_data.get("language"),
-            context=data.validated_data.get("context"),
-            agent_name=data.validated_data.get("agent"),
+            text_=given["text"],
+            language=given.get("language"),
+            context=given.get("context"),
+            agent_name=given.get("agent"),
         )
-        return Response(answer_view(advance, not_notified=take_failures()))
+        return answer_view(advance, not_notified=take_failures())
 
 
 class ThreadInterruptListApi(SessionApi):
