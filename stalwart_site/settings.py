@@ -63,6 +63,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "catalogue",
     "threads",
@@ -152,6 +154,20 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "stalwart_site.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+# /api/schema/ (OpenAPI 3.1) and /api/docs/ (Swagger UI from drf-spectacular-sidecar: no CDN, the CSP stays strict).
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Stalwart",
+    "DESCRIPTION": "Tools for AI agents, with a person in the loop: reads run, writes wait for approval. "
+                   "Errors are {\"error\": <code>, \"detail\": <sentence>}.",
+    "VERSION": "1",
+    "OAS_VERSION": "3.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "threads.openapi.components_hoist"],
 }
 
 # --- Stalwart -----------------------------------------------------------------------

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from approvals.api import ThreadResumeApi
 from approvals.views import pair_view
@@ -17,6 +18,8 @@ urlpatterns = [
     path("threads/<str:thread_id>/messages", ThreadMessageCreateApi.as_view(), name="thread-messages"),
     path("threads/<str:thread_id>/interrupts", ThreadInterruptListApi.as_view(), name="thread-interrupts"),
     path("threads/<str:thread_id>/resume", ThreadResumeApi.as_view(), name="thread-resume"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
     path("pair/", pair_view, name="pair"),
     path("admin/", admin.site.urls),
 ]

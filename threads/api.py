@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,6 +14,7 @@ from rest_framework.views import APIView
 from catalogue import registry
 from catalogue.agentfile import LANGUAGES
 from threads import idempotency
+from threads import openapi as doc
 from threads.engine import open_pauses, take_failures, turn_submit
 from threads.errors import BadRequest, NotFound, StalwartError, TooLarge
 from threads.selectors import (
@@ -79,8 +81,17 @@ class TurnSerializer(serializers.Serializer[Any]):
 
 
 class ThreadMessageCreateApi(SessionApi):
+    """A person's turn. A new turn closes what waited in the thread as
+    superseded; with an ``Idempotency-Key``, a retry answers the first
+    response again and starts nothing."""
+
     InputSerializer = TurnSerializer
 
+    @extend_schema(
+        operation_id="thread_message_create", summary="A turn: the reply, what waits, refusals, as data",
+        request=TurnSerializer, parameters=[doc.THREAD_ID, doc.SESSION, doc.IDEMPOTENCY_KEY],
+        responses={200: doc.MESSAGE_ANSWER, **doc.errors(400, 404, 409, 413, 415, 422)},
+    )
     def post(self, request: Request, thread_id: str) -> Response:
         check_thread_id(thread_id)
         data = self.InputSerializer(data=request.data)
@@ -121,6 +132,12 @@ class ThreadMessageCreateApi(SessionApi):
 
 
 class ThreadInterruptListApi(SessionApi):
+    """The thread's open pauses, each with its id and token."""
+
+    @extend_schema(
+        operation_id="thread_interrupt_list", summary="The open pauses of the thread, each by its id",
+        parameters=[doc.THREAD_ID, doc.SESSION], responses={200: doc.INTERRUPTS, **doc.errors(404)},
+    )
     def get(self, request: Request, thread_id: str) -> Response:
         thread = thread_access(thread_id=thread_id, session=self.session)
         waiting = open_pauses(thread.id)
@@ -128,8 +145,15 @@ class ThreadInterruptListApi(SessionApi):
 
 
 class PlanApi(SessionApi):
+    """What a turn would call, in order, and what it would ask; nothing runs."""
+
     InputSerializer = TurnSerializer
 
+    @extend_schema(
+        operation_id="plan", summary="The plan for a turn; nothing runs",
+        request=TurnSerializer, parameters=[doc.SESSION],
+        responses={200: doc.PLAN, **doc.errors(400, 404, 413, 415)},
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -155,6 +179,10 @@ def agent_or_404(name: str | None) -> Any:
 
 
 class HealthApi(APIView):
+    """200 while the service answers."""
+
+    @extend_schema(operation_id="healthz", summary="200 while the service answers",
+                   responses={200: doc.HEALTH, **doc.errors()})
     def get(self, request: Request) -> Response:
         return Response({"ok": True})
 
@@ -162,6 +190,8 @@ class HealthApi(APIView):
 class ConfigApi(APIView):
     """What the interface at ``/`` is configured with (SPEC §10)."""
 
+    @extend_schema(operation_id="config", summary="The agent's name, purpose, language and what it can do",
+                   responses={200: doc.CONFIG, **doc.errors()})
     def get(self, request: Request) -> Response:
         agent = registry.get_agent()
         withdrawn = registry.withdrawn_tools(agent)
