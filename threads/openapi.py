@@ -163,6 +163,7 @@ SESSION = OpenApiParameter(
 )
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    pattern=r"^[!-~]([ -~]{0,253}[!-~])?$",
     description="1 to 255 visible ASCII characters (optionally a quoted structured-field string). The same "
                 "key and body answers the first response again and starts nothing; another body is 422; "
                 "while the first is still running, 409. Kept per session for 24 hours.",
@@ -194,12 +195,38 @@ def _hoist(node: Any, skip: str = "") -> Any:
     return node
 
 
+SESSION_EXPR = "$response.header.Stalwart-Session"
+LINKS: dict[str, dict[str, Any]] = {  # what a message answer leads to (OpenAPI links; fuzzers follow them)
+    "ListInterrupts": {"operationId": "thread_interrupt_list", "parameters": {
+        "path.thread_id": "$response.body#/thread", "header.Stalwart-Session": SESSION_EXPR}},
+    "Resume": {"operationId": "thread_resume", "parameters": {
+        "path.thread_id": "$response.body#/thread", "header.Stalwart-Session": SESSION_EXPR},
+        "requestBody": {"interrupt_id": "$response.body#/waiting/0/id", "token": "$response.body#/waiting/0/token",
+                        "decision": "approve"}},
+}
+
+
 def components_hoist(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """drf-spectacular post-processing hook: the shapes above become named
     components (``#/components/schemas/Pause``...), so generated clients get
-    one type per shape instead of one per place it appears."""
+    one type per shape instead of one per place it appears; the served
+    agents' names become the ``agent`` field's choices; a message answer
+    links to listing and answering what it left waiting."""
+    from catalogue import registry
+    from threads.models import PAUSE_ANSWERS
+
     result["paths"] = _hoist(result["paths"])
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in NAMED.items():
         schemas[name] = {key: _hoist(value) for key, value in schema.items()}
+    decision = schemas.get("Resume", {}).get("properties", {}).get("decision")
+    if decision is not None:  # any other string is 422 invalid_decision
+        decision["enum"] = sorted({answer for answers in PAUSE_ANSWERS.values() for answer in answers})
+    agent = schemas.get("Turn", {}).get("properties", {}).get("agent")
+    if agent is not None:
+        agent["enum"] = [*(a.name for a in registry.agent_file().agents), None]
+    for item in result["paths"].values():
+        for operation in item.values():
+            if operation.get("operationId") in ("thread_message_create", "thread_resume"):
+                operation["responses"]["200"]["links"] = LINKS
     return result
