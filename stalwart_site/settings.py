@@ -160,7 +160,7 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Stalwart",
     "DESCRIPTION": "Tools for AI agents, with a person in the loop: reads run, writes wait for approval. "
-                   "Errors are {\"error\": <code>, \"detail\": <sentence>}.",
+                   "Errors are `{\"error\": <code>, \"detail\": <sentence>}`.",
     "VERSION": "1",
     "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
