@@ -5,7 +5,8 @@ one use (claimed by a conditional UPDATE, like a pause). A million codes and
 ten minutes would fall to a guesser at a few hundred tries a second, so wrong
 codes are counted in the database (every worker sees the same count): at most
 ``PER_CLIENT`` wrong codes a minute from one client address and ``PER_WINDOW``
-a minute from all clients together while a code is open; past that, every
+a minute from all clients together, counted since the newest code was made
+(its window); past that, every
 try, the right code included, is refused with a ``Retry-After`` until the
 oldest counted failure is a minute old. At ten a minute the ten-minute window
 gives a guesser one chance in ten thousand.
@@ -54,7 +55,12 @@ def pairing_code_claim(*, code: str) -> bool:
 def pairing_retry_after(*, client: str) -> int:
     """Seconds this client must wait before its next try; 0 when it may try now."""
     now = timezone.now()
-    recent = PairingFailure.objects.filter(created_at__gt=now - WINDOW)
+    since = now - WINDOW
+    # A new code (a new `--dev-pair` start) opens a new window: failures against an older code no longer count.
+    newest = PairingCode.objects.order_by("-created_at").values_list("created_at", flat=True).first()
+    if newest is not None and newest > since:
+        since = newest
+    recent = PairingFailure.objects.filter(created_at__gt=since)
     waits = []
     for queryset, limit in ((recent.filter(client=client), PER_CLIENT), (recent, PER_WINDOW)):
         stamps = list(queryset.order_by("-created_at").values_list("created_at", flat=True)[:limit])

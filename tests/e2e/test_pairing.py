@@ -11,7 +11,13 @@ from datetime import timedelta
 import httpx
 import pytest
 
-from approvals.pairing import PER_CLIENT, PER_WINDOW, pairing_failure_record, pairing_retry_after
+from approvals.pairing import (
+    PER_CLIENT,
+    PER_WINDOW,
+    pairing_code_create,
+    pairing_failure_record,
+    pairing_retry_after,
+)
 from approvals.views import DETAIL_BAD_CODE
 from tests.support.server import Server
 
@@ -60,6 +66,15 @@ def test_a_right_code_signs_in_as_the_local_operator_not_a_superuser(data_dir):
         # An operator answers pauses and withdraws tools; only a superuser manages accounts.
         assert client.get("/admin/catalogue/withdrawal/").status_code == 200
         assert client.get("/admin/auth/user/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_a_new_code_opens_a_new_window():
+    for _ in range(PER_CLIENT):
+        pairing_failure_record(client="10.0.0.1")
+    assert pairing_retry_after(client="10.0.0.1") > 0
+    pairing_code_create()
+    assert pairing_retry_after(client="10.0.0.1") == 0
 
 
 @pytest.mark.django_db
