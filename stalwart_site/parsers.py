@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import re
 from typing import Any
 
@@ -25,7 +26,7 @@ MAX_DEPTH = 32
 DETAIL_BAD_JSON = _("The body is not valid JSON.")
 DETAIL_TOO_DEEP = _("The body nests deeper than {limit} levels.")
 DETAIL_NOT_TEXT = _("The body holds text that is not valid Unicode (a lone surrogate).")
-DETAIL_CONSTANT = _("NaN and Infinity are not JSON numbers.")
+DETAIL_CONSTANT = _("NaN and Infinity (or a number too large to hold, such as 1e400) are not JSON numbers.")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -36,6 +37,13 @@ class BodyRefused(ParseError):
 
 def _no_constants(name: str) -> Any:
     raise BodyRefused(str(DETAIL_CONSTANT))
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e400 reads as infinity without ever writing "Infinity"
+        raise BodyRefused(str(DETAIL_CONSTANT))
+    return value
 
 
 def lone_surrogate(text: str) -> bool:
@@ -95,7 +103,7 @@ def parse_json(raw: bytes, encoding: str = "utf-8") -> Any:
         raise BodyRefused(str(DETAIL_NOT_TEXT)) from exc
     _cheap_depth_guard(text, MAX_DEPTH)
     try:
-        value = json.loads(text, parse_constant=_no_constants)
+        value = json.loads(text, parse_constant=_no_constants, parse_float=_finite_float)
     except BodyRefused:
         raise
     except (ValueError, RecursionError) as exc:
