@@ -19,19 +19,19 @@ EXAMPLES = 5
 BUDGET_SECONDS = 60
 
 
-def schemathesis(url: str, *extra: str, timeout: float) -> subprocess.CompletedProcess[str]:
+def schemathesis(url: str, *extra: str, cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
     st = Path(sys.executable).with_name("st")
     return subprocess.run(
         [str(st), "run", f"{url}/api/schema/?format=json",
          "--checks", "not_a_server_error,response_schema_conformance",
          "--seed", str(SEED), "--request-timeout", "30", "--no-color", *extra],
-        capture_output=True, text=True, timeout=timeout,
+        capture_output=True, text=True, timeout=timeout, cwd=cwd,  # its .hypothesis/ stays out of the tree
     )
 
 
-def test_schemathesis_finds_no_server_error_and_no_answer_outside_the_document(server):
+def test_schemathesis_finds_no_server_error_and_no_answer_outside_the_document(server, tmp_path):
     done = schemathesis(server.url, "--max-examples", str(EXAMPLES), "--max-time", str(BUDGET_SECONDS),
-                        timeout=BUDGET_SECONDS + 120)
+                        cwd=tmp_path, timeout=BUDGET_SECONDS + 120)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert "6 selected / 6 total" in done.stdout and " passed" in done.stdout
     assert "Internal Server Error" not in server.log()
