@@ -16,7 +16,7 @@ from catalogue.agentfile import LANGUAGES
 from threads import idempotency
 from threads import openapi as doc
 from threads.engine import open_pauses, take_failures, turn_submit
-from threads.errors import BadRequest, NotFound, StalwartError, TooLarge
+from threads.errors import BadRequest, NotFound, TooLarge
 from threads.selectors import (
     SESSION_HEADER,
     THREAD_ID_RE,
@@ -103,20 +103,12 @@ class ThreadMessageCreateApi(SessionApi):
         key = idempotency.key_of(request.headers.get(idempotency.HEADER))
         if key is None:
             return Response(self.turn(thread_id, data.validated_data))
-        held = {"session_hash": session_hash(self.session), "key": key}
-        replay = idempotency.idempotency_begin(**held, fingerprint=idempotency.fingerprint(thread_id, request.data))
-        if replay is not None:
-            return Response(replay.body, status=replay.status, headers={"Idempotent-Replayed": "true"})
-        try:
-            body = self.turn(thread_id, data.validated_data)
-        except StalwartError as exc:  # a 4xx is the answer to this key too
-            idempotency.idempotency_finish(**held, status=exc.http_status, body=exc.body())
-            raise
-        except BaseException:  # a 500 is not an answer to keep: the client may retry
-            idempotency.idempotency_abandon(**held)
-            raise
-        idempotency.idempotency_finish(**held, status=200, body=body)
-        return Response(body)
+        done = idempotency.answer_once(
+            session_hash=session_hash(self.session), key=key,
+            fingerprint=idempotency.fingerprint(thread_id, request.data),
+            answer=lambda: self.turn(thread_id, data.validated_data),
+        )
+        return Response(done.body, status=done.status, headers={"Idempotent-Replayed": "true"} if done.replayed else {})
 
     def turn(self, thread_id: str, given: dict[str, Any]) -> dict[str, Any]:
         take_failures()

@@ -21,6 +21,7 @@ known, and a second run is the one thing a key must never cause.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -28,7 +29,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from threads.errors import BadRequest, IdempotencyInProgress, IdempotencyMismatch
+from threads.errors import BadRequest, IdempotencyInProgress, IdempotencyMismatch, StalwartError
 from threads.models import IdempotencyKey
 from threads.tokens import canonical
 
@@ -42,6 +43,7 @@ DETAIL_BAD_KEY = "An Idempotency-Key is 1 to 255 visible ASCII characters (optio
 class Replay:
     status: int
     body: Any
+    replayed: bool = True
 
 
 def key_of(value: str | None) -> str | None:
@@ -90,3 +92,23 @@ def idempotency_finish(*, session_hash: str, key: str, status: int, body: Any) -
 @transaction.atomic
 def idempotency_abandon(*, session_hash: str, key: str) -> None:
     IdempotencyKey.objects.filter(session_hash=session_hash, key=key, status=IdempotencyKey.Status.RUNNING).delete()
+
+
+def answer_once(*, session_hash: str, key: str, fingerprint: str, answer: Callable[[], Any]) -> Replay:
+    """``answer()`` run at most once per (session, key): the first call runs it
+    and keeps its answer (a 200, or the application error it raised); a retry
+    gets that answer again (``replayed``); a 500 keeps nothing."""
+    held = {"session_hash": session_hash, "key": key}
+    kept = idempotency_begin(**held, fingerprint=fingerprint)
+    if kept is not None:
+        return kept
+    try:
+        body = answer()
+    except StalwartError as exc:  # the turn's own 4xx is its answer too
+        idempotency_finish(**held, status=exc.http_status, body=exc.body())
+        return Replay(status=exc.http_status, body=exc.body(), replayed=False)
+    except BaseException:
+        idempotency_abandon(**held)
+        raise
+    idempotency_finish(**held, status=200, body=body)
+    return Replay(status=200, body=body, replayed=False)

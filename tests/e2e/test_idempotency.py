@@ -98,3 +98,25 @@ def test_a_key_older_than_a_day_is_forgotten():
     row = IdempotencyKey.objects.get(key="k-old")
     IdempotencyKey.objects.filter(pk=row.pk).update(created_at=row.created_at - timedelta(hours=24, seconds=1))
     assert idempotency_begin(**held, fingerprint=mark) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_500_keeps_nothing_so_the_retry_runs(shop_dir, monkeypatch):
+    import json
+
+    from django.test import Client
+
+    import threads.api as api
+
+    client = Client(raise_request_exception=False)
+    body = json.dumps({"text": "show order 4411"})
+    headers = {"HTTP_IDEMPOTENCY_KEY": "k-500", "HTTP_STALWART_SESSION": "s" * 24}
+    real = api.turn_submit
+    monkeypatch.setattr(api, "turn_submit", lambda **kw: 1 / 0)
+    failed = client.post("/threads/i-5/messages", body, content_type="application/json", **headers)
+    assert failed.status_code == 500 and failed.json()["error"] == "internal"
+    monkeypatch.setattr(api, "turn_submit", real)
+    retried = client.post("/threads/i-5/messages", body, content_type="application/json", **headers)
+    assert retried.status_code == 200 and "Idempotent-Replayed" not in retried.headers
+    again = client.post("/threads/i-5/messages", body, content_type="application/json", **headers)
+    assert again.json()["run"] == retried.json()["run"] and again.headers["Idempotent-Replayed"] == "true"
