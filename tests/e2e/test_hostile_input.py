@@ -206,3 +206,17 @@ def test_a_500_is_json_with_a_request_id(monkeypatch):
     body = response.json()
     assert body["error"] == "internal" and body["detail"] == DETAIL_INTERNAL
     assert body["request_id"] == response["X-Request-Id"] and len(body["request_id"]) == 32
+
+
+def test_a_header_holding_a_lone_surrogate_is_400_in_process():
+    """An ASGI server hands headers over as bytes (daphne decodes them as
+    Latin-1, so no surrogate survives the wire); a server that decoded them
+    otherwise would reach this guard."""
+    from django.test import Client
+
+    from stalwart_site.middleware import DETAIL_BAD_HEADER
+
+    response = Client().post("/plan", '{"text": "show order 4411"}', content_type="application/json",
+                             HTTP_STALWART_SESSION="abc\ud800def")
+    assert response.status_code == 400
+    assert response.json() == {"error": "bad_request", "detail": DETAIL_BAD_HEADER}
