@@ -69,6 +69,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="stalwart-fuzz-"))
     st = Path(sys.executable).with_name("st")
     start = time.monotonic()
+    (folder / "data").mkdir()
     with Server(folder / "data") as server:
         done = subprocess.run(
             [str(st), "run", f"{server.url}/api/schema/?format=json", "--checks", CHECKS,
