@@ -15,7 +15,7 @@ from approvals.answers import interrupt_answer
 from approvals.errors import SignatureInvalid
 from approvals.webhooks import HEADER, verify
 from threads import openapi as doc
-from threads.api import SessionApi, StrictCharField
+from threads.api import SessionApi, StrictCharField, no_nul
 from threads.engine import take_failures
 from threads.errors import NotFound
 from threads.models import Thread
@@ -35,7 +35,7 @@ class ResumeSerializer(serializers.Serializer[Any]):
     interrupt_id = StrictCharField(max_length=128)
     decision = StrictCharField(max_length=32)
     token = StrictCharField(allow_blank=True, max_length=256)
-    answer = AnswerField(required=False, allow_null=True)
+    answer = AnswerField(required=False, allow_null=True, validators=[no_nul])
 
 
 class ThreadResumeApi(SessionApi):

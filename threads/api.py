@@ -69,6 +69,27 @@ def check_thread_id(thread_id: str) -> None:
         raise BadRequest(DETAIL_THREAD_ID)
 
 
+DETAIL_NUL = "This holds a NUL character (\\u0000), which cannot be stored."
+
+
+def no_nul(value: Any) -> None:
+    """Refuse a NUL in any key or string of a JSON value: PostgreSQL stores
+    neither a NUL in text nor ``\\u0000`` in jsonb, so it would fail after the
+    fact as a 500 (strings of the turn itself read a NUL as a space instead)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                raise serializers.ValidationError(DETAIL_NUL)
+        elif isinstance(item, dict):
+            if any("\x00" in key for key in item):
+                raise serializers.ValidationError(DETAIL_NUL)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
 MAX_LANGUAGE = 8  # the column's width (Run.language, Message.language)
 MAX_AGENT = 200
 
@@ -76,7 +97,7 @@ MAX_AGENT = 200
 class TurnSerializer(serializers.Serializer[Any]):
     text = StrictCharField(allow_blank=True)
     language = StrictCharField(required=False, allow_null=True, max_length=MAX_LANGUAGE)
-    context = serializers.DictField(required=False)
+    context = serializers.DictField(required=False, validators=[no_nul])
     agent = StrictCharField(required=False, allow_null=True, max_length=MAX_AGENT)
 
 

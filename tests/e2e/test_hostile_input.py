@@ -71,6 +71,8 @@ HOSTILE_TURNS = [
     pytest.param('{"text": "x", "context": {"n": Infinity}}', id="infinity"),
     pytest.param('{"text": "x", "context": {"n": -1e400}}', id="overflowing-float"),
     pytest.param('{"text": "x", "context": {"n": ' + "9" * 5000 + "}}", id="5000-digit-int"),
+    pytest.param('{"text": "show order 4411", "context": {"customer": "c-\\u0000"}}', id="nul-in-context"),
+    pytest.param('{"text": "show order 4411", "context": {"\\u0000": 1}}', id="nul-in-context-key"),
     pytest.param('{"text": 12}', id="text-number"),
     pytest.param('{"text": null}', id="text-null"),
     pytest.param('{"text": "show order 4411", "context": []}', id="context-list"),
@@ -133,6 +135,8 @@ def resume_bodies(pause: dict) -> list[tuple[str, bytes | str, int, str]]:
         ("surrogate-answer", with_().replace("}", ', "answer": {"kind": "open", "text": "\\udc00"}}'), 400,
          "bad_request"),
         ("nan", with_().replace("}", ', "answer": NaN}'), 400, "bad_request"),
+        ("nul-answer", with_().replace("}", ', "answer": {"kind": "open", "text": "4\\u00000"}}'), 400,
+         "bad_request"),
     ]
 
 
