@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from django.conf import settings
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,7 +14,8 @@ from rest_framework.response import Response
 from approvals.answers import interrupt_answer
 from approvals.errors import SignatureInvalid
 from approvals.webhooks import HEADER, verify
-from threads.api import SessionApi, StrictCharField
+from threads import openapi as doc
+from threads.api import SessionApi, StrictCharField, no_nul
 from threads.engine import take_failures
 from threads.errors import NotFound
 from threads.models import Thread
@@ -23,13 +25,30 @@ security = logging.getLogger("stalwart.security")
 DETAIL_SIGNATURE = "This server takes answers only with a valid Stalwart-Signature."
 
 
-class ThreadResumeApi(SessionApi):
-    class InputSerializer(serializers.Serializer[Any]):
-        interrupt_id = StrictCharField()
-        decision = StrictCharField()
-        token = StrictCharField(allow_blank=True)
-        answer = serializers.JSONField(required=False, allow_null=True)
+@extend_schema_field({"type": ["object", "array", "string", "number", "boolean"], "description": "For an `ask` pause: {\"kind\": \"choice\", \"index\": N} or "
+                                     "{\"kind\": \"open\", \"text\": ...}."})
+class AnswerField(serializers.JSONField):
+    """Any JSON value; the pause's kind decides what it must be (SPEC §7.5)."""
 
+
+class ResumeSerializer(serializers.Serializer[Any]):
+    interrupt_id = StrictCharField(max_length=128)
+    decision = StrictCharField(max_length=32)
+    token = StrictCharField(allow_blank=True, max_length=256)
+    answer = AnswerField(required=False, allow_null=True, validators=[no_nul])
+
+
+class ThreadResumeApi(SessionApi):
+    """A person's answer to one pause, checked against the token shown and
+    claimed once (SPEC §7.2); the thread's other pauses stay open."""
+
+    InputSerializer = ResumeSerializer
+
+    @extend_schema(
+        operation_id="thread_resume", summary="Answer one pause; the others stay open",
+        request=ResumeSerializer, parameters=[doc.THREAD_ID, doc.SESSION, doc.SIGNATURE],
+        responses={200: doc.MESSAGE_ANSWER, **doc.errors(400, 401, 404, 409, 413, 415, 422)},
+    )
     def post(self, request: Request, thread_id: str) -> Response:
         secret = getattr(settings, "STALWART_RESUME_SECRET", "")
         if secret and not verify(request.headers, request.body, secret):  # either signature (SPEC §11)

@@ -1,4 +1,5 @@
-"""Approvals' own tables: one-time ``--dev-pair`` codes, and the notification
+"""Approvals' own tables: one-time ``--dev-pair`` codes and the wrong tries
+counted against guessing them (``approvals.pairing``), and the notification
 outbox (``Delivery``, ``WebhookEndpoint``; see ``approvals.outbox``)."""
 
 from __future__ import annotations
@@ -71,3 +72,13 @@ class WebhookEndpoint(models.Model):
 
     def __str__(self) -> str:
         return self.target
+
+
+class PairingFailure(models.Model):
+    """One wrong pairing code, from one client address, at one time."""
+
+    client = models.CharField(max_length=64, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"wrong pairing code from {self.client} at {self.created_at:%H:%M:%S}"

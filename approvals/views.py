@@ -1,61 +1,48 @@
-"""``/pair/``: a browser signs in as local staff with a ``--dev-pair`` code.
-
-The code is printed once by ``stalwart serve --dev-pair``, kept only as a
-hash, valid for ten minutes and for one use (claimed by a conditional
-UPDATE, like a pause).
-"""
+"""``/pair/``: a browser signs in as the local operator with a ``--dev-pair``
+code (``approvals.pairing`` makes, claims and rate-limits the codes)."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import secrets
-from datetime import timedelta
 
-from django.contrib.auth import get_user_model, login
+from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from approvals.models import PairingCode
+from approvals.pairing import PAIR_MINUTES, pairing_code_claim, pairing_failure_record, pairing_retry_after
+from approvals.services import operator_local_sign_in_user
+
+__all__ = ["PAIR_MINUTES", "pair_view"]
 
 security = logging.getLogger("stalwart.security")
-PAIR_MINUTES = 10
 LOCAL_STAFF = "local-staff"
 DETAIL_BAD_CODE = "That code is not valid (codes work once, for ten minutes)."
+DETAIL_TOO_MANY = "Too many wrong codes. Try again in {seconds} seconds."
 
 
-def _hash(code: str) -> str:
-    return hashlib.sha256(code.strip().encode()).hexdigest()
-
-
-def pairing_code_create() -> str:
-    code = f"{secrets.randbelow(10**6):06d}"
-    PairingCode.objects.create(code_hash=_hash(code), expires_at=timezone.now() + timedelta(minutes=PAIR_MINUTES))
-    return code
-
-
-def pairing_code_claim(code: str) -> bool:
-    now = timezone.now()
-    return bool(
-        PairingCode.objects.filter(code_hash=_hash(code), used_at__isnull=True, expires_at__gt=now).update(used_at=now)
-    )
+def _client(request: HttpRequest) -> str:
+    return str(request.META.get("REMOTE_ADDR") or "unknown")
 
 
 @require_http_methods(["GET", "POST"])
 def pair_view(request: HttpRequest) -> HttpResponse:
-    error = ""
-    if request.method == "POST":
-        if pairing_code_claim(str(request.POST.get("code", ""))):
-            user, _ = get_user_model().objects.get_or_create(
-                username=LOCAL_STAFF, defaults={"is_staff": True, "is_superuser": True}
-            )
-            if not user.is_staff:
-                user.is_staff = True
-                user.save(update_fields=["is_staff"])
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect("/admin/")
-        security.warning("a wrong or used pairing code was entered")
-        error = DETAIL_BAD_CODE
-    return render(request, "approvals/pair.html", {"error": error}, status=400 if error else 200)
+    if request.method != "POST":
+        return render(request, "approvals/pair.html", {"error": ""})
+    client = _client(request)
+    wait = pairing_retry_after(client=client)
+    if wait:
+        # Refused unread, the right code too: otherwise the limit would only slow a guesser down.
+        security.warning("pairing tries from %s refused for %s s (too many wrong codes)", client, wait)
+        response = render(request, "approvals/pair.html",
+                          {"error": _(DETAIL_TOO_MANY).format(seconds=wait)}, status=429)
+        response["Retry-After"] = str(wait)
+        return response
+    if pairing_code_claim(code=str(request.POST.get("code", ""))):
+        user = operator_local_sign_in_user(username=LOCAL_STAFF)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect("/admin/")
+    pairing_failure_record(client=client)
+    security.warning("a wrong or used pairing code was entered (from %s)", client)
+    return render(request, "approvals/pair.html", {"error": _(DETAIL_BAD_CODE)}, status=400)

@@ -39,6 +39,15 @@ STANDARD_TIMESTAMP = "webhook-timestamp"
 STANDARD_SIGNATURE = "webhook-signature"
 DEFAULT_TOLERANCE = 300
 STANDARD_PREFIX = "whsec_"
+MAX_HEADER = 4096  # room for a few v1= values during a rotation; longer is refused unread
+BLANK_SECRET = "A webhook needs a secret to sign with: a blank one would let anyone forge its deliveries."
+_STAMP_DIGITS = 12  # seconds since 1970 fit in 12 digits for the next 30,000 years
+
+
+def _ascii_digits(value: str) -> bool:
+    # str.isdigit() takes "٣" and int() would then parse it; and int() of
+    # 5,000 digits raises. Only a short run of ASCII digits is a stamp.
+    return 0 < len(value) <= _STAMP_DIGITS and value.isascii() and value.isdigit()
 
 
 def sign(body: bytes, secret: str, *, now: Callable[[], float] = time.time) -> str:
@@ -72,12 +81,19 @@ def new_message_id() -> str:
 
 
 def _fresh(stamp: str | None, tolerance: int, now: Callable[[], float]) -> bool:
-    if stamp is None or not stamp.isdigit() or len(stamp) > 12:
+    if stamp is None or not _ascii_digits(stamp):
         return False
     return abs(now() - int(stamp)) <= tolerance
 
 
+def _readable(header: str) -> bool:
+    """Short ASCII only: a signature header longer or odder is refused unread."""
+    return len(header) <= MAX_HEADER and header.isascii()
+
+
 def _verify_stalwart(header: str, body: bytes, secret: str, tolerance: int, now: Callable[[], float]) -> bool:
+    if not _readable(header):
+        return False
     stamp, candidates = None, []
     for part in header.split(","):
         key, _, value = part.strip().partition("=")
@@ -89,13 +105,13 @@ def _verify_stalwart(header: str, body: bytes, secret: str, tolerance: int, now:
         return False
     expected = hmac.new(secret.encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()
     # Every candidate is compared, so the time taken does not say which one matched.
-    matches = [hmac.compare_digest(expected, c) for c in candidates]
+    matches = [hmac.compare_digest(expected.encode(), c.encode()) for c in candidates]
     return any(matches)
 
 
 def _verify_standard(header: str, msg_id: str | None, stamp: str | None, body: bytes, secret: str,
                      tolerance: int, now: Callable[[], float]) -> bool:
-    if not msg_id or not _fresh(stamp, tolerance, now):
+    if not msg_id or not _readable(header) or not _readable(msg_id) or not _fresh(stamp, tolerance, now):
         return False
     expected = standard_sign(msg_id, int(str(stamp)), body, secret)
     candidates = [c for c in header.split(" ") if c.startswith("v1,")]
@@ -142,8 +158,8 @@ class Webhook:
     """
 
     def __init__(self, url: str, secret: str, *, timeout: float = 5.0) -> None:
-        if not secret or not secret.strip():
-            raise ValueError("a Webhook needs a secret that is not blank")
+        if not isinstance(secret, str) or not secret.strip():
+            raise ValueError(BLANK_SECRET)
         self.url = url
         self.secret = secret
         self.timeout = timeout

@@ -7,6 +7,12 @@ environment and nothing else): it makes the data folder, keeps a generated
 file's ``storage:`` into ``DATABASE_URL`` when that is unset. ``setup``
 then starts Django (once per process) and migrates; called again in the same
 process with another agent file, it points the registry at that file.
+
+Both refuse an unsafe configuration before anything starts
+(``UnsafeConfiguration``, a sentence naming the variable): a secret or token
+of any kind that is set but blank or whitespace would silently weaken or turn
+off the check it guards (an HMAC under an empty key is one anyone can make),
+so it is never taken as "off"; leave the variable unset for that.
 """
 
 from __future__ import annotations
@@ -19,6 +25,36 @@ from pathlib import Path
 from catalogue.agentfile import read_storage
 
 SECRET_FILE = "secret_key"
+
+# Every secret or token Stalwart reads, and what it guards (for the sentence).
+SECRETS = {
+    "SECRET_KEY": "the server's signing key (pause tokens, sessions)",
+    "STALWART_RESUME_SECRET": "the resume secret (signed answers, make_app(secret=...))",
+    "STALWART_WEBHOOK_SECRET": "the webhook secret (signed pause deliveries)",
+    "STALWART_CONTEXT_SECRET": "the context secret (the signed Stalwart-Context header)",
+    "QLS_OPERATOR_TOKEN": "the operator token (--operator-token)",
+}
+REFUSED_BLANK = "{name} is set but blank: {what} would accept anything. Set a real value, or unset {name}."
+REFUSED_WEBHOOK = "STALWART_WEBHOOK_URL is set without STALWART_WEBHOOK_SECRET: deliveries would be unsigned."
+
+
+class UnsafeConfiguration(Exception):
+    """A configuration Stalwart refuses to start with; the message says which and why."""
+
+
+def refuse_unsafe(environ: dict[str, str] | os._Environ[str]) -> None:
+    """Raise ``UnsafeConfiguration`` for a blank secret or token of any kind."""
+    for name, what in SECRETS.items():
+        value = environ.get(name)
+        if value is not None and not value.strip():
+            raise UnsafeConfiguration(REFUSED_BLANK.format(name=name, what=what))
+    if (environ.get("STALWART_WEBHOOK_URL") or "").strip() and environ.get("STALWART_WEBHOOK_SECRET") is None:
+        raise UnsafeConfiguration(REFUSED_WEBHOOK)
+
+
+def _given_secrets(resume_secret: str | None, operator_token: str | None) -> dict[str, str]:
+    given = {"STALWART_RESUME_SECRET": resume_secret, "QLS_OPERATOR_TOKEN": operator_token}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def data_dir() -> Path:
@@ -53,6 +89,7 @@ def prepare(
     webhook_url: str | None = None,
 ) -> None:
     """Set the environment for Django's settings; call before Django starts."""
+    refuse_unsafe({**os.environ, **_given_secrets(resume_secret, operator_token)})
     given = {
         "STALWART_WEBHOOK_URL": webhook_url,
         "STALWART_AGENT_FILE": str(agent_file) if agent_file else None,
@@ -90,6 +127,7 @@ def setup(
     import django
     from django.conf import settings
 
+    refuse_unsafe({**os.environ, **_given_secrets(resume_secret, operator_token)})
     if not settings.configured:
         prepare(agent_file=agent_file, agent=agent, resume_secret=resume_secret,
                 operator_token=operator_token, public_url=public_url)

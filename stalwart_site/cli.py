@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 import sys
 from collections.abc import Sequence
 
 from catalogue.agentfile import AgentFile, AgentFileError, load_agent_file
 
 EXIT_INVALID = 2
+EXIT_PORT_BUSY = 1
+REFUSED_PORT = "stalwart: cannot listen on {host}:{port}: {reason}. Is another server running there? Choose --port."
 
 
 def _load(path: str, agent: str | None = None) -> AgentFile:
@@ -29,11 +32,35 @@ def _load(path: str, agent: str | None = None) -> AgentFile:
         raise SystemExit(EXIT_INVALID) from exc
 
 
+def port_free(host: str, port: int) -> str | None:
+    """None when ``host:port`` can be listened on now, else the reason it cannot.
+
+    Checked before anything starts: daphne on a busy port logs the error and
+    returns normally, which would look like a clean exit."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        # As twisted does, so a port in TIME_WAIT after a restart is not "busy".
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     af = _load(args.agent_file, args.agent)
-    from stalwart_site.bootstrap import prepare
+    from stalwart_site.bootstrap import UnsafeConfiguration, prepare
 
-    prepare(operator_token=args.operator_token, public_url=args.public_url, webhook_url=args.webhook)
+    try:
+        prepare(operator_token=args.operator_token, public_url=args.public_url, webhook_url=args.webhook)
+    except UnsafeConfiguration as exc:
+        print(f"stalwart: refused to start: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    busy = port_free(args.host, args.port)
+    if busy:
+        print(REFUSED_PORT.format(host=args.host, port=args.port, reason=busy), file=sys.stderr)
+        return EXIT_PORT_BUSY
     from django.core.exceptions import ImproperlyConfigured
 
     from stalwart_site.serve import make_app
@@ -48,7 +75,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not serve_checks_pass(lambda line: print(line, file=sys.stderr, flush=True)):
         return EXIT_INVALID
     if args.dev_pair:
-        from approvals.views import PAIR_MINUTES, pairing_code_create
+        from approvals.pairing import PAIR_MINUTES, pairing_code_create
 
         code = pairing_code_create()
         print(f"Pairing code: {code} (enter it at http://{args.host}:{args.port}/pair/ within {PAIR_MINUTES} minutes)",
@@ -64,8 +91,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(context_mode(), flush=True)
     print(f"Serving {name} at http://{args.host}:{args.port}/ (admin at /admin/)", flush=True)
     host = args.host.replace(":", r"\:")
-    Server(application=application, endpoints=[f"tcp:port={args.port}:interface={host}"],
-           signal_handlers=True, verbosity=0).run()
+    server = Server(application=application, endpoints=[f"tcp:port={args.port}:interface={host}"],
+                    signal_handlers=True, verbosity=0)
+    server.run()
+    if not server.listening_addresses:  # lost a race for the port after the check: still not a clean exit
+        print(REFUSED_PORT.format(host=args.host, port=args.port, reason="could not listen"), file=sys.stderr)
+        return EXIT_PORT_BUSY
     return 0
 
 

@@ -3,7 +3,11 @@
 The hierarchy itself lives where it is raised (``threads.errors``,
 ``approvals.errors``); every application error carries a ``code``, an
 ``http_status`` and a sentence. DRF's own exceptions (parse errors, 404s) are
-mapped onto the same shape; anything else stays a 500 and is logged.
+mapped onto the same shape. Anything else is a 500 in the same shape too,
+``{"error": "internal", "detail", "request_id"}``, logged with the request id
+(``stalwart_site.middleware.RequestIdMiddleware`` gives each request one and
+echoes it as ``X-Request-Id``), so a person can quote the id and an operator
+can find the traceback; an API route never answers with an HTML page.
 """
 
 from __future__ import annotations
@@ -11,17 +15,20 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.http import Http404, JsonResponse
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
+from stalwart_site.parsers import DETAIL_BAD_JSON, BodyRefused
 from threads.errors import DETAIL_NOT_FOUND, StalwartError
 
 log = logging.getLogger("stalwart")
 
-DETAIL_BAD_JSON = "The body is not valid JSON."
 DETAIL_TOO_LARGE = "The body is larger than this server takes ({limit} bytes)."
 DETAIL_METHOD = "This route does not take {method}."
+DETAIL_INTERNAL = "Something went wrong on our side; nothing was lost. Quote the request id if you report it."
+DETAIL_BAD_REQUEST = "The request is not valid."
 
 
 def error_response(err: StalwartError) -> JsonResponse:
@@ -31,8 +38,15 @@ def error_response(err: StalwartError) -> JsonResponse:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, StalwartError):
         return Response(exc.body(), status=exc.http_status, headers=exc.headers or None)
+    if isinstance(exc, BodyRefused):
+        return Response({"error": "bad_request", "detail": str(exc.detail)}, status=400)
+    if isinstance(exc, RequestDataTooBig):
+        from django.conf import settings
+
+        limit = settings.STALWART_MAX_BODY
+        return Response({"error": "too_large", "detail": DETAIL_TOO_LARGE.format(limit=limit)}, status=413)
     if isinstance(exc, drf.ParseError):
-        return Response({"error": "bad_request", "detail": DETAIL_BAD_JSON}, status=400)
+        return Response({"error": "bad_request", "detail": str(DETAIL_BAD_JSON)}, status=400)
     if isinstance(exc, drf.UnsupportedMediaType):
         return Response({"error": "bad_request", "detail": "Send the body as application/json."}, status=415)
     if isinstance(exc, (Http404, drf.NotFound)):
@@ -44,7 +58,31 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response({"error": "bad_request", "detail": _first_message(exc.detail)}, status=400)
     if isinstance(exc, drf.APIException):
         return Response({"error": exc.default_code, "detail": str(exc.detail)}, status=exc.status_code)
-    return None  # a 500, logged by Django
+    request = context.get("request")
+    request_id = getattr(request, "request_id", "") if request is not None else ""
+    log.error("internal error (request %s)", request_id, exc_info=exc)
+    return Response(internal_body(request_id), status=500)
+
+
+def internal_body(request_id: str) -> dict[str, Any]:
+    return {"error": "internal", "detail": DETAIL_INTERNAL, "request_id": request_id}
+
+
+# Django's own handlers (urls.py's handler400/403/404/500), for what fails
+# outside a DRF view: middleware, the URL resolver, a SuspiciousOperation.
+def bad_request_json(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse({"error": "bad_request", "detail": DETAIL_BAD_REQUEST}, status=400)
+
+
+def not_found_json(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse({"error": "not_found", "detail": DETAIL_NOT_FOUND}, status=404)
+
+
+def server_error_json(request: HttpRequest) -> JsonResponse:
+    # Django has logged the traceback on django.request already; the id ties it to this answer.
+    request_id = getattr(request, "request_id", "")
+    log.error("internal error (request %s)", request_id)
+    return JsonResponse(internal_body(request_id), status=500)
 
 
 def _first_message(detail: Any, prefix: str = "") -> str:

@@ -1,19 +1,54 @@
-"""A body size limit that answers ``413 too_large`` as JSON (SPEC §10).
+"""Request-wide guards that run before any view.
 
-Django's own ``DATA_UPLOAD_MAX_MEMORY_SIZE`` only trips when the body is
-read, and then as a 400; a declared Content-Length over the limit is refused
-here before anything reads it.
+- ``RequestIdMiddleware`` gives each request an id (echoed as
+  ``X-Request-Id``; a 500's JSON body carries it and the log line names it)
+  and refuses a header holding a lone surrogate: such text cannot be encoded,
+  stored or compared, so it is a ``400 bad_request`` before anything reads it.
+- ``BodyLimitMiddleware``: a body size limit that answers ``413 too_large`` as
+  JSON (SPEC §10). Django's own ``DATA_UPLOAD_MAX_MEMORY_SIZE`` only trips when
+  the body is read; a declared Content-Length over the limit is refused here
+  before anything reads it.
+- ``ContentSecurityPolicyMiddleware``: one Content-Security-Policy for every
+  HTML page (the chat, ``/pair/``, the admin, ``/api/docs/``), set in one
+  place; a page that sets its own keeps it.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from stalwart_site.embed import CSP as CSP_TEMPLATE
 from stalwart_site.errors import DETAIL_TOO_LARGE, error_response
+from stalwart_site.parsers import lone_surrogate
 from threads.errors import TooLarge
+
+REQUEST_ID_HEADER = "X-Request-Id"
+DETAIL_BAD_HEADER = "A request header holds text that is not valid Unicode (a lone surrogate)."
+
+# Strict: nothing inline, nothing from another origin. The chat page, the
+# pairing page, the admin and Swagger UI (its initialiser served as a file)
+# all live with it.
+# The one policy, the chat's (stalwart_site.embed): every HTML page gets it
+# with no framing; `/` itself lets the embedding origins frame it.
+CSP = CSP_TEMPLATE.format(ancestors="'none'")
+
+
+class RequestIdMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        request.request_id = uuid.uuid4().hex  # type: ignore[attr-defined]
+        if any(isinstance(v, str) and lone_surrogate(v) for k, v in request.META.items() if k.startswith("HTTP_")):
+            response: HttpResponse = JsonResponse({"error": "bad_request", "detail": DETAIL_BAD_HEADER}, status=400)
+        else:
+            response = self.get_response(request)
+        response[REQUEST_ID_HEADER] = request.request_id  # type: ignore[attr-defined]
+        return response
 
 
 class BodyLimitMiddleware:
@@ -29,3 +64,14 @@ class BodyLimitMiddleware:
         if length > limit and not request.path.startswith("/admin/"):
             return error_response(TooLarge(DETAIL_TOO_LARGE.format(limit=limit)))
         return self.get_response(request)
+
+
+class ContentSecurityPolicyMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.get("Content-Type", "").startswith("text/html"):
+            response.headers.setdefault("Content-Security-Policy", CSP)
+        return response

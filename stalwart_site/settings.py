@@ -62,6 +62,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "catalogue",
     "threads",
@@ -70,6 +72,8 @@ INSTALLED_APPS = [
 ]
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",  # first: even a 413 carries its CORS grant (embedding block below)
+    "stalwart_site.middleware.RequestIdMiddleware",
+    "stalwart_site.middleware.ContentSecurityPolicyMiddleware",
     "stalwart_site.middleware.BodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -150,13 +154,28 @@ STALWART_WORKERS = env.int("STALWART_WORKERS", default=0)
 # --- DRF --------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # Refuses deep nesting, lone surrogates and NaN/Infinity before any view reads a body.
+    "DEFAULT_PARSER_CLASSES": ["stalwart_site.parsers.StrictJSONParser"],
     # Widget requests carry the Stalwart-Session header, not a cookie, so
     # no session authentication (and no cookie-based CSRF) on the API.
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "stalwart_site.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+# /api/schema/ (OpenAPI 3.1) and /api/docs/ (Swagger UI from drf-spectacular-sidecar: no CDN, the CSP stays strict).
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Stalwart",
+    "DESCRIPTION": "Tools for AI agents, with a person in the loop: reads run, writes wait for approval. "
+                   "Errors are `{\"error\": <code>, \"detail\": <sentence>}`.",
+    "VERSION": "1",
+    "OAS_VERSION": "3.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "threads.openapi.components_hoist"],
 }
 
 # --- Stalwart -----------------------------------------------------------------------

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from approvals.api import ThreadResumeApi
 from approvals.views import pair_view
-from stalwart_site.views import chat_view, not_found_json
+from stalwart_site.errors import bad_request_json, not_found_json, server_error_json
+from stalwart_site.views import chat_view
 from threads.api import (
     ConfigApi,
     HealthApi,
@@ -28,8 +30,12 @@ urlpatterns = [
     path("threads/<str:thread_id>/feedback", ThreadFeedbackCreateApi.as_view(), name="thread-feedback"),
     path("threads/<str:thread_id>/resume", ThreadResumeApi.as_view(), name="thread-resume"),
     path("threads/<str:thread_id>/rollback", ThreadRollbackApi.as_view(), name="thread-rollback"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
     path("pair/", pair_view, name="pair"),
     path("admin/", admin.site.urls),
 ]
 
+handler400 = bad_request_json
 handler404 = not_found_json
+handler500 = server_error_json

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from catalogue import registry
@@ -8,12 +8,9 @@ from stalwart_site.embed import WIDGET_MODULES, chat_headers
 
 
 def chat_view(request: HttpRequest) -> HttpResponse:
+    # The policy every HTML page gets (ContentSecurityPolicyMiddleware), with framing by the embed origins.
     agent = registry.get_agent()
     response = render(request, "chat.html", {
         "agent": agent, "language": registry.choose_language(agent), "modules": WIDGET_MODULES,
     })
     return chat_headers(response)
-
-
-def not_found_json(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return JsonResponse({"error": "not_found", "detail": "There is nothing here."}, status=404)

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.urls import Resolver404, resolve
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,6 +16,8 @@ from rest_framework.views import APIView
 
 from catalogue import registry
 from catalogue.agentfile import LANGUAGES
+from threads import idempotency
+from threads import openapi as doc
 from threads.engine import open_pauses, run_rollback, take_failures, turn_submit
 from threads.errors import BadRequest, Forbidden, NotFound, OperatorUnauthorized, TooLarge
 from threads.feedback import feedback_give
@@ -38,7 +41,14 @@ security = logging.getLogger("stalwart.security")
 
 
 class StrictCharField(serializers.CharField):
-    """A string, and only a string: DRF's CharField would take 12 as "12"."""
+    """A string, and only a string: DRF's CharField would take 12 as "12".
+
+    Never trimmed: a decision, kind or token is matched exactly, so
+    ``"\tapprove\n"`` is not ``approve`` (SPEC §7.2)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
@@ -69,13 +79,50 @@ def check_thread_id(thread_id: str) -> None:
         raise BadRequest(DETAIL_THREAD_ID)
 
 
-class ThreadMessageCreateApi(SessionApi):
-    class InputSerializer(serializers.Serializer[Any]):
-        text = StrictCharField(allow_blank=True, trim_whitespace=False)
-        language = StrictCharField(required=False, allow_null=True)
-        context = serializers.DictField(required=False, allow_null=True)
-        agent = serializers.CharField(required=False, allow_null=True)
+DETAIL_NUL = "This holds a NUL character (\\u0000), which cannot be stored."
 
+
+def no_nul(value: Any) -> None:
+    """Refuse a NUL in any key or string of a JSON value: PostgreSQL stores
+    neither a NUL in text nor ``\\u0000`` in jsonb, so it would fail after the
+    fact as a 500 (strings of the turn itself read a NUL as a space instead)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                raise serializers.ValidationError(DETAIL_NUL)
+        elif isinstance(item, dict):
+            if any("\x00" in key for key in item):
+                raise serializers.ValidationError(DETAIL_NUL)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+MAX_LANGUAGE = 8  # the column's width (Run.language, Message.language)
+MAX_AGENT = 200
+
+
+class TurnSerializer(serializers.Serializer[Any]):
+    text = StrictCharField(allow_blank=True)
+    language = StrictCharField(required=False, allow_null=True, max_length=MAX_LANGUAGE)
+    context = serializers.DictField(required=False, validators=[no_nul])
+    agent = StrictCharField(required=False, allow_null=True, max_length=MAX_AGENT)
+
+
+class ThreadMessageCreateApi(SessionApi):
+    """A person's turn. A new turn closes what waited in the thread as
+    superseded; with an ``Idempotency-Key``, a retry answers the first
+    response again and starts nothing."""
+
+    InputSerializer = TurnSerializer
+
+    @extend_schema(
+        operation_id="thread_message_create", summary="A turn: the reply, what waits, refusals, as data",
+        request=TurnSerializer, parameters=[doc.THREAD_ID, doc.SESSION, doc.IDEMPOTENCY_KEY],
+        responses={200: doc.MESSAGE_ANSWER, **doc.errors(400, 404, 409, 413, 415, 422)},
+    )
     def post(self, request: Request, thread_id: str) -> Response:
         check_thread_id(thread_id)
         data = self.InputSerializer(data=request.data)
@@ -84,17 +131,30 @@ class ThreadMessageCreateApi(SessionApi):
         text = data.validated_data["text"]
         if len(text) > settings.STALWART_MAX_TURN:
             raise TooLarge(DETAIL_TURN_TOO_LONG.format(limit=settings.STALWART_MAX_TURN))
+        agent_or_404(data.validated_data.get("agent"))  # an unknown agent is a 404 before anything opens
+        key = idempotency.key_of(request.headers.get(idempotency.HEADER))
+        given = {**data.validated_data, "context": context, "privileges": privileges}
+        if key is None:
+            return Response(self.turn(thread_id, given))
+        done = idempotency.answer_once(
+            session_hash=session_hash(self.session), key=key,
+            fingerprint=idempotency.fingerprint(thread_id, request.data),
+            answer=lambda: self.turn(thread_id, given),
+        )
+        return Response(done.body, status=done.status, headers={"Idempotent-Replayed": "true"} if done.replayed else {})
+
+    def turn(self, thread_id: str, given: dict[str, Any]) -> dict[str, Any]:
         take_failures()
         advance = turn_submit(
             thread_id=thread_id,
             session_hash=session_hash(self.session),
-            text_=text,
-            language=data.validated_data.get("language"),
-            context=context,
-            privileges=privileges,
-            agent_name=data.validated_data.get("agent"),
+            text_=given["text"],
+            language=given.get("language"),
+            context=given["context"],
+            privileges=given["privileges"],
+            agent_name=given.get("agent"),
         )
-        return Response(answer_view(advance, not_notified=take_failures()))
+        return answer_view(advance, not_notified=take_failures())
 
 
 class ThreadFeedbackCreateApi(SessionApi):
@@ -105,6 +165,11 @@ class ThreadFeedbackCreateApi(SessionApi):
         thumb = StrictCharField(allow_blank=True)
         comment = StrictCharField(required=False, allow_blank=True, allow_null=True, trim_whitespace=False)
 
+    @extend_schema(
+        operation_id="thread_feedback_create", summary="A thumb on a reply, from the session that was shown it",
+        request=InputSerializer, parameters=[doc.THREAD_ID, doc.SESSION],
+        responses={200: doc.FEEDBACK_TAKEN, **doc.errors(400, 404, 415)},
+    )
     def post(self, request: Request, thread_id: str) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -116,6 +181,12 @@ class ThreadFeedbackCreateApi(SessionApi):
 
 
 class ThreadInterruptListApi(SessionApi):
+    """The thread's open pauses, each with its id and token."""
+
+    @extend_schema(
+        operation_id="thread_interrupt_list", summary="The open pauses of the thread, each by its id",
+        parameters=[doc.THREAD_ID, doc.SESSION], responses={200: doc.INTERRUPTS, **doc.errors(404)},
+    )
     def get(self, request: Request, thread_id: str) -> Response:
         thread = thread_access(thread_id=thread_id, session=self.session)
         waiting = open_pauses(thread.id)
@@ -137,6 +208,11 @@ class ThreadRollbackApi(APIView):
     """``POST /threads/{id}/rollback``: an operator undoes a thread's writes
     (SPEC §8). Not bound to the thread's session."""
 
+    @extend_schema(
+        operation_id="thread_rollback", summary="An operator's rollback: undo the thread's writes, newest first",
+        request=None, parameters=[doc.THREAD_ID, doc.AUTHORIZATION],
+        responses={200: doc.ROLLBACK, **doc.errors(400, 401, 403, 404)},
+    )
     def post(self, request: Request, thread_id: str) -> Response:
         operator_check(request.headers.get("Authorization", ""))
         check_thread_id(thread_id)
@@ -147,12 +223,15 @@ class ThreadRollbackApi(APIView):
 
 
 class PlanApi(SessionApi):
-    class InputSerializer(serializers.Serializer[Any]):
-        text = StrictCharField(allow_blank=True, trim_whitespace=False)
-        language = StrictCharField(required=False, allow_null=True)
-        agent = serializers.CharField(required=False, allow_null=True)
-        context = serializers.DictField(required=False, allow_null=True)
+    """What a turn would call, in order, and what it would ask; nothing runs."""
 
+    InputSerializer = TurnSerializer
+
+    @extend_schema(
+        operation_id="plan", summary="The plan for a turn; nothing runs",
+        request=TurnSerializer, parameters=[doc.SESSION],
+        responses={200: doc.PLAN, **doc.errors(400, 404, 413, 415)},
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -160,7 +239,7 @@ class PlanApi(SessionApi):
         text = data.validated_data["text"]
         if len(text) > settings.STALWART_MAX_TURN:
             raise TooLarge(DETAIL_TURN_TOO_LONG.format(limit=settings.STALWART_MAX_TURN))
-        agent = _agent(data.validated_data.get("agent"))
+        agent = agent_or_404(data.validated_data.get("agent"))
         language = registry.choose_language(agent, data.validated_data.get("language"))
         plan = registry.selector_for(agent).plan(
             text, language=language, context=context,
@@ -169,7 +248,7 @@ class PlanApi(SessionApi):
         return Response(plan.to_json())
 
 
-def _agent(name: str | None) -> Any:
+def agent_or_404(name: str | None) -> Any:
     from catalogue.agentfile import AgentFileError
 
     try:
@@ -179,6 +258,10 @@ def _agent(name: str | None) -> Any:
 
 
 class HealthApi(APIView):
+    """200 while the service answers."""
+
+    @extend_schema(operation_id="healthz", summary="200 while the service answers",
+                   responses={200: doc.HEALTH, **doc.errors()})
     def get(self, request: Request) -> Response:
         return Response({"ok": True})
 
@@ -186,6 +269,8 @@ class HealthApi(APIView):
 class ConfigApi(APIView):
     """What the interface at ``/`` is configured with (SPEC §10)."""
 
+    @extend_schema(operation_id="config", summary="The agent's name, purpose, language and what it can do",
+                   responses={200: doc.CONFIG, **doc.errors()})
     def get(self, request: Request) -> Response:
         agent = registry.get_agent()
         withdrawn = registry.withdrawn_tools(agent)

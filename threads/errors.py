@@ -67,3 +67,15 @@ class ContextInvalid(Unauthorized):
 
     code = "context_invalid"
     detail = DETAIL_CONTEXT_INVALID
+
+
+class IdempotencyInProgress(StalwartError):
+    code = "idempotency_in_progress"
+    http_status = 409
+    detail = "A request with this Idempotency-Key is still being answered; retry it in a moment."
+
+
+class IdempotencyMismatch(StalwartError):
+    code = "idempotency_mismatch"
+    http_status = 422
+    detail = "This Idempotency-Key was used with another request; use a new key for a new message."

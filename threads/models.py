@@ -295,3 +295,27 @@ class Feedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.thumb} on {self.message_id}"
+
+
+class IdempotencyKey(models.Model):
+    """The first answer to ``POST /threads/{id}/messages`` under an
+    ``Idempotency-Key``, kept per session for 24 hours (``threads.idempotency``)."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+
+    session_hash = models.CharField(max_length=64)
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)  # SHA-256 of the thread id and the canonical body
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.RUNNING)
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["session_hash", "key"], name="idempotency_key_per_session")]
+
+    def __str__(self) -> str:
+        return f"Idempotency-Key {self.key} ({self.status})"

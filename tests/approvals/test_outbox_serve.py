@@ -71,5 +71,5 @@ def test_a_webhook_without_a_secret_is_refused_at_start(shop_dir: Path, secret: 
                            "--webhook", "http://127.0.0.1:9/hook"], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode != 0
-    assert "STALWART_WEBHOOK_SECRET is blank" in done.stderr
+    assert "STALWART_WEBHOOK_SECRET is set but blank" in done.stderr
     assert "Traceback" not in done.stderr

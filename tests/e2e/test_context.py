@@ -52,7 +52,7 @@ def signed(data_dir: Path, refunds_file: Path):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def unsigned(data_dir: Path, refunds_file: Path):  # type: ignore[no-untyped-def]
-    with Server(data_dir, agent_file=refunds_file, env={"STALWART_CONTEXT_SECRET": ""}) as s:
+    with Server(data_dir, agent_file=refunds_file) as s:  # no STALWART_CONTEXT_SECRET at all
         yield s
 
 
