@@ -1,4 +1,9 @@
-"""Staff accounts: approvers answer pauses; operators also roll back and withdraw."""
+"""Staff accounts: approvers answer pauses; operators also roll back and withdraw.
+
+The two groups are made by a data migration (``0003_staff_groups``); an
+account is put in exactly one of them. Its password is one-time: the console
+asks for a new one before anything else (``OneTimePassword``).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,13 @@ import secrets
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 
-APPROVERS = "approvers"
-OPERATORS = "operators"
+from approvals.groups import APPROVERS, OPERATORS, groups_make
+from approvals.models import OneTimePassword
+
+__all__ = ["APPROVERS", "OPERATORS", "password_must_change", "staff_create"]
 
 
 @transaction.atomic
@@ -20,18 +28,18 @@ def staff_create(*, username: str, operator: bool = False) -> str:
     user.is_staff = True
     user.set_password(password)
     user.save()
-    user.groups.add(_group(APPROVERS, ["threads.view_interrupt", "threads.view_thread"]))
-    if operator:
-        user.groups.add(_group(OPERATORS, [
-            "catalogue.view_withdrawal", "catalogue.add_withdrawal", "catalogue.change_withdrawal",
-            "catalogue.delete_withdrawal", "catalogue.view_agentsetting", "catalogue.change_agentsetting",
-        ]))
+    wanted = OPERATORS if operator else APPROVERS
+    if not Group.objects.filter(name=wanted).exists():  # a flushed test database; the migration made them
+        groups_make(ContentType, Permission, Group)
+    user.groups.remove(*Group.objects.filter(name__in=[APPROVERS, OPERATORS]).exclude(name=wanted))
+    user.groups.add(Group.objects.get(name=wanted))
+    OneTimePassword.objects.update_or_create(user=user, defaults={"password_hash": user.password})
     return password
 
 
-def _group(name: str, permissions: list[str]) -> Group:
-    group, _ = Group.objects.get_or_create(name=name)
-    for dotted in permissions:
-        app, _, codename = dotted.partition(".")
-        group.permissions.add(Permission.objects.get(content_type__app_label=app, codename=codename))
-    return group
+def password_must_change(user: object) -> bool:
+    """True while the account still has the one-time password it was given."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    given = OneTimePassword.objects.filter(user_id=user.pk).values_list("password_hash", flat=True).first()
+    return given is not None and given == user.password  # type: ignore[attr-defined]

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 from approvals.api import ThreadResumeApi
 from approvals.views import pair_view
@@ -17,6 +17,7 @@ urlpatterns = [
     path("threads/<str:thread_id>/interrupts", ThreadInterruptListApi.as_view(), name="thread-interrupts"),
     path("threads/<str:thread_id>/resume", ThreadResumeApi.as_view(), name="thread-resume"),
     path("pair/", pair_view, name="pair"),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the admin header's language switch
     path("admin/", admin.site.urls),
 ]
 

@@ -1,45 +1,69 @@
-"""The operator console's first pages: the queue of pauses and the threads.
+"""The console's thread pages: the list, and one thread's trace (SPEC §12).
 
-Answering from the admin (one button per answer, through the same claim and
-token as the HTTP route) arrives with the console issue; for now the queue is
-read-only.
+A thread's page shows its turns (messages), each run with its steps, their
+status, receipts and verdicts, the pauses and who answered them, and the
+events in order. The pause queue itself is the answering side's
+(``approvals.admin``), since answering needs ``approvals.answers``.
+
+Rollback (the report and the operators' button) needs issue 8's
+``run_rollback`` service; the page keeps a marked place for it
+(``ROLLBACK_PENDING``) and shows a run's stored ``rollback`` report when one
+exists. It does not pretend to roll back.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
-from django.http import HttpRequest
+from django.core.exceptions import PermissionDenied
+from django.db.models import Prefetch
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
-from threads.models import Interrupt, Thread
+from threads.models import Interrupt, Receipt, Run, Step, Thread
 
-
-@admin.register(Interrupt)
-class InterruptAdmin(admin.ModelAdmin):
-    list_display = ["kind", "thread", "tool", "status", "created_at", "answered_by", "answered_at"]
-    list_filter = ["kind", "agent", "status"]
-    search_fields = ["thread__id", "tool"]
-    list_select_related = ["thread"]
-    ordering = ["created_at"]
-    readonly_fields = [f.name for f in Interrupt._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Interrupt | None = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Interrupt | None = None) -> bool:
-        return False
+ROLLBACK_PENDING = _("Rolling back from the console arrives with the rollback service (issue 8).")
 
 
 @admin.register(Thread)
 class ThreadAdmin(admin.ModelAdmin):
     list_display = ["id", "agent", "created_at", "updated_at"]
+    list_filter = ["agent"]
     search_fields = ["id"]
-    readonly_fields = ["id", "agent", "session_hash", "event_seq", "created_at", "updated_at"]
+    ordering = ["-updated_at"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Thread | None = None) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Thread | None = None) -> bool:
+        return False
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        thread = get_object_or_404(Thread, pk=object_id)
+        if not self.has_view_permission(request, thread):
+            raise PermissionDenied
+        steps = Step.objects.order_by("index").prefetch_related(
+            Prefetch("receipts", queryset=Receipt.objects.order_by("created_at")))
+        runs = list(thread.runs.order_by("created_at").prefetch_related(
+            Prefetch("steps", queryset=steps),
+            Prefetch("interrupts", queryset=Interrupt.objects.order_by("created_at"))))
+        return TemplateResponse(request, "admin/threads/thread/trace.html", {
+            **self.admin_site.each_context(request),
+            "title": gettext("Thread {thread}").format(thread=thread.id),
+            "opts": self.opts,
+            "thread": thread,
+            "messages_": list(thread.messages.order_by("created_at")),
+            "runs": runs,
+            "events": list(thread.events.order_by("seq")),
+            "can_rollback": request.user.has_perm("threads.rollback_run"),
+            "rollback_pending": ROLLBACK_PENDING,
+            "run_status": Run.Status,
+        })

@@ -1,0 +1,142 @@
+"""The console's pause queue and pause page (interface tier, Django's test client)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from approvals.admin import MESSAGE_STALE_WON
+from examples.shop import tools as shop
+from tests.support.staff import csrf, make_staff
+from threads.models import Interrupt
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def make_pause(thread: str = "t-charge", text: str = "charge 40 to order 4411") -> dict[str, Any]:
+    """A customer's turn over HTTP; returns the first pause as the customer sees it."""
+    customer = Client()
+    body = customer.post(f"/threads/{thread}/messages", data=json.dumps({"text": text}),
+                         content_type="application/json")
+    data = body.json()
+    data["waiting"][0]["session"] = body.headers["Stalwart-Session"]
+    return data["waiting"][0]
+
+
+def pause_page(client: Client, pause_id: str) -> str:
+    response = client.get(f"/admin/threads/interrupt/{pause_id}/change/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def answer(client: Client, pause_id: str, page: str, decision: str) -> Any:
+    token = re.search(r'name="token" value="([^"]+)"', page)
+    assert token, "the page carries the pause's token"
+    return client.post(f"/admin/threads/interrupt/{pause_id}/answer/", {
+        "decision": decision, "token": token.group(1), "csrfmiddlewaretoken": csrf(client)}, follow=True)
+
+
+@pytest.fixture
+def shop_fresh(shop_dir: Any) -> None:
+    shop.reset()
+
+
+def test_the_queue_lists_open_pauses_oldest_first_with_reasons_and_irreversible(shop_fresh):
+    first = make_pause("t-a", "charge 40 to order 4411")
+    second = make_pause("t-b", "refund 40 on order 4411")
+    staff = make_staff()
+    page = staff.get("/admin/threads/interrupt/").content.decode()
+    assert "<h1>Pauses</h1>" in page
+    assert page.index(">t-a<") < page.index(">t-b<")
+    assert "charge_card" in page and "refund_card" in page and "it writes" in page
+    assert page.count('alt="True"') == 1  # refund_card is irreversible, charge_card is not
+    assert first["id"] in page and second["id"] in page
+
+
+def test_the_queue_finds_a_pause_by_thread_and_hides_answered_ones_by_default(shop_fresh):
+    pause = make_pause("t-find")
+    make_pause("t-other")
+    staff = make_staff()
+    found = staff.get("/admin/threads/interrupt/?q=t-find").content.decode()
+    assert "t-find" in found and "t-other" not in found
+    answer(staff, pause["id"], pause_page(staff, pause["id"]), "skip")
+    assert "t-find" not in staff.get("/admin/threads/interrupt/").content.decode()
+    everything = staff.get("/admin/threads/interrupt/?status=all").content.decode()
+    assert "t-find" in everything and "Skip by ana" in everything
+
+
+def test_the_pause_page_shows_the_call_in_words_and_three_buttons(shop_fresh):
+    pause = make_pause()
+    page = pause_page(make_staff(), pause["id"])
+    assert "charge_card" in page and "you typed it" in page and "4411" in page
+    assert re.findall(r'name="decision" value="([a-z_]+)"', page) == ["approve", "skip", "cancel_all"]
+    assert 'name="csrfmiddlewaretoken"' in page
+
+
+def test_approving_from_the_console_charges_once_and_records_who(shop_fresh):
+    pause = make_pause()
+    staff = make_staff()
+    page = pause_page(staff, pause["id"])
+    done = answer(staff, pause["id"], page, "approve")
+    assert "Answered: Approve." in done.content.decode()
+    assert len(shop.charges("4411")) == 1
+    row = Interrupt.objects.get(pk=pause["id"])
+    assert (row.status, row.decision, row.answered_by) == ("answered", "approve", "ana")
+    shown = pause_page(staff, pause["id"])
+    assert "Approve by ana" in shown and 'name="decision"' not in shown
+    # The same form sent again (a second tab): stale, names the winner, charges nothing.
+    again = answer(staff, pause["id"], page, "approve").content.decode()
+    expected = str(MESSAGE_STALE_WON).split("{")[0]
+    assert expected in again.replace("&#x27;", "'").replace("&quot;", '"') and "ana" in again
+    assert len(shop.charges("4411")) == 1
+    # The customer's late answer over HTTP: 409 naming the approve that won.
+    late = Client().post("/threads/t-charge/resume", data=json.dumps(
+        {"interrupt_id": pause["id"], "decision": "skip", "token": pause["token"]}),
+        content_type="application/json", HTTP_STALWART_SESSION=pause["session"])
+    assert late.status_code == 409
+    assert late.json()["interrupt"]["decision"] == "approve" and late.json()["interrupt"]["answered_by"] == "ana"
+
+
+def test_an_answer_with_another_token_changes_nothing(shop_fresh):
+    pause = make_pause()
+    staff = make_staff()
+    page = pause_page(staff, pause["id"]).replace(pause["token"], "x" * len(pause["token"]))
+    answer(staff, pause["id"], page, "approve")
+    assert Interrupt.objects.get(pk=pause["id"]).status == "open" and shop.charges("4411") == []
+
+
+def test_answering_needs_the_answer_permission_and_a_post(shop_fresh):
+    pause = make_pause()
+    staff = make_staff()
+    assert staff.get(f"/admin/threads/interrupt/{pause['id']}/answer/").status_code == 405
+    nobody = Client()
+    response = nobody.post(f"/admin/threads/interrupt/{pause['id']}/answer/", {"decision": "approve"})
+    assert response.status_code in (302, 403) and Interrupt.objects.get(pk=pause["id"]).status == "open"
+
+
+def test_a_question_is_answered_by_an_open_text_field(shop_fresh):
+    pause = make_pause("t-ask", "show order")
+    assert pause["kind"] == "ask"
+    staff = make_staff()
+    page = pause_page(staff, pause["id"])
+    assert 'name="text"' in page and 'name="decision"' not in page
+    token = re.search(r'name="token" value="([^"]+)"', page).group(1)
+    staff.post(f"/admin/threads/interrupt/{pause['id']}/answer/", {
+        "text": "4411", "token": token, "csrfmiddlewaretoken": csrf(staff)})
+    row = Interrupt.objects.get(pk=pause["id"])
+    assert row.status == "answered" and row.answer == {"kind": "open", "text": "4411"}
+
+
+def test_the_queue_costs_a_fixed_number_of_queries_over_10000_open_pauses(shop_fresh,
+                                                                           django_assert_max_num_queries):
+    from tests.approvals.builders import make_open_pauses
+
+    staff = make_staff()
+    make_open_pauses(10_000)
+    with django_assert_max_num_queries(12):
+        response = staff.get("/admin/threads/interrupt/")
+    assert response.status_code == 200 and response.content.count(b'class="field-kind"') == 50
