@@ -17,7 +17,7 @@ from django.db import transaction
 from approvals.groups import APPROVERS, OPERATORS, groups_make
 from approvals.models import OneTimePassword
 
-__all__ = ["APPROVERS", "OPERATORS", "password_must_change", "staff_create"]
+__all__ = ["APPROVERS", "OPERATORS", "password_must_change", "staff_create", "staff_database"]
 
 
 @transaction.atomic
@@ -43,3 +43,13 @@ def password_must_change(user: object) -> bool:
         return False
     given = OneTimePassword.objects.filter(user_id=user.pk).values_list("password_hash", flat=True).first()
     return given is not None and given == user.password  # type: ignore[attr-defined]
+
+
+def staff_database() -> str:
+    """Where staff accounts are written, in words (never the password)."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"SQLite {db['NAME']}"
+    return f"{connection.vendor} {db.get('NAME')} on {db.get('HOST') or 'localhost'}:{db.get('PORT') or ''}".rstrip(":")
