@@ -36,7 +36,7 @@ from threads.models import PAUSE_ANSWERS, Interrupt
 
 ANSWER_PERMISSION = "threads.answer_interrupt"
 MESSAGE_ANSWERED = _("Answered: {decision}.")
-MESSAGE_STALE_WON = _("Nothing changed: this pause was already answered \u201c{decision}\u201d by {who} at {when}.")
+MESSAGE_STALE_WON = _("Nothing changed: this pause was already answered “{decision}” by {who} at {when}.")
 MESSAGE_STALE_CLOSED = _("Nothing changed: this pause is no longer open ({status}).")
 MESSAGE_STALE_TOKEN = _("Nothing changed: the call changed since this page was shown. Open the pause again.")
 

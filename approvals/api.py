@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,7 +21,7 @@ from threads.models import Thread
 from threads.selectors import answer_view, thread_access
 
 security = logging.getLogger("stalwart.security")
-DETAIL_SIGNATURE = "This server takes answers only with a valid Stalwart-Signature."
+DETAIL_SIGNATURE = _("This server takes answers only with a valid Stalwart-Signature.")
 
 
 class ThreadResumeApi(SessionApi):

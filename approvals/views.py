@@ -16,6 +16,7 @@ from django.contrib.auth import get_user_model, login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
 
 from approvals.models import PairingCode
@@ -23,7 +24,7 @@ from approvals.models import PairingCode
 security = logging.getLogger("stalwart.security")
 PAIR_MINUTES = 10
 LOCAL_STAFF = "local-staff"
-DETAIL_BAD_CODE = "That code is not valid (codes work once, for ten minutes)."
+DETAIL_BAD_CODE = _("That code is not valid (codes work once, for ten minutes).")
 
 
 def _hash(code: str) -> str:

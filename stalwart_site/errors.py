@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from django.http import Http404, JsonResponse
+from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
@@ -19,9 +20,9 @@ from threads.errors import DETAIL_NOT_FOUND, StalwartError
 
 log = logging.getLogger("stalwart")
 
-DETAIL_BAD_JSON = "The body is not valid JSON."
-DETAIL_TOO_LARGE = "The body is larger than this server takes ({limit} bytes)."
-DETAIL_METHOD = "This route does not take {method}."
+DETAIL_BAD_JSON = _("The body is not valid JSON.")
+DETAIL_TOO_LARGE = _("The body is larger than this server takes ({limit} bytes).")
+DETAIL_METHOD = _("This route does not take {method}.")
 
 
 def error_response(err: StalwartError) -> JsonResponse:
@@ -34,7 +35,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, drf.ParseError):
         return Response({"error": "bad_request", "detail": DETAIL_BAD_JSON}, status=400)
     if isinstance(exc, drf.UnsupportedMediaType):
-        return Response({"error": "bad_request", "detail": "Send the body as application/json."}, status=415)
+        return Response({"error": "bad_request", "detail": _("Send the body as application/json.")}, status=415)
     if isinstance(exc, (Http404, drf.NotFound)):
         return Response({"error": "not_found", "detail": DETAIL_NOT_FOUND}, status=404)
     if isinstance(exc, drf.MethodNotAllowed):

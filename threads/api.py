@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,8 +24,8 @@ from threads.selectors import (
     thread_access,
 )
 
-DETAIL_TURN_TOO_LONG = "A turn is at most {limit} characters."
-DETAIL_THREAD_ID = "A thread id is 1 to 128 letters, digits, '-', '_', '.' or ':'."
+DETAIL_TURN_TOO_LONG = _("A turn is at most {limit} characters.")
+DETAIL_THREAD_ID = _("A thread id is 1 to 128 letters, digits, '-', '_', '.' or ':'.")
 
 
 class StrictCharField(serializers.CharField):

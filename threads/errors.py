@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-DETAIL_NOT_FOUND = "There is nothing here."
+from django.utils.translation import gettext_lazy as _
+
+DETAIL_NOT_FOUND = _("There is nothing here.")
 
 
 class StalwartError(Exception):
     code = "bad_request"
     http_status = 400
-    detail = "The request is not valid."
+    detail = _("The request is not valid.")
 
     def __init__(self, detail: str | None = None, **extra: Any) -> None:
         super().__init__(detail or self.detail)
@@ -40,7 +42,7 @@ class NotFound(StalwartError):
 class Forbidden(StalwartError):
     code = "forbidden"
     http_status = 403
-    detail = "You may not do this."
+    detail = _("You may not do this.")
 
 
 class Unauthorized(StalwartError):

@@ -12,7 +12,7 @@ from django.test import Client
 from approvals.admin import MESSAGE_STALE_WON
 from examples.shop import tools as shop
 from tests.support.staff import csrf, make_staff
-from threads.models import Interrupt
+from threads.models import Interrupt, Receipt
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -140,3 +140,36 @@ def test_the_queue_costs_a_fixed_number_of_queries_over_10000_open_pauses(shop_f
     with django_assert_max_num_queries(12):
         response = staff.get("/admin/threads/interrupt/")
     assert response.status_code == 200 and response.content.count(b'class="field-kind"') == 50
+
+
+def test_with_a_portuguese_browser_the_pause_page_and_queue_read_in_portuguese(shop_fresh):
+    pause = make_pause()
+    staff = make_staff("bia", language="pt-BR")
+    page = pause_page(staff, pause["id"])
+    assert '<html lang="pt-br"' in page
+    for words in ("Aprovar", "Pular", "Cancelar tudo", "você digitou", "Por que espera uma pessoa", "ela altera dados"):
+        assert words in page, words
+    for english in (">Approve<", ">Skip<", "you typed it", "Why it waits", "Your answer"):
+        assert english not in page, english
+    assert "<h1>Pausas</h1>" in staff.get("/admin/threads/interrupt/").content.decode()
+
+
+def test_the_language_switch_sets_the_console_language(shop_fresh):
+    staff = make_staff("bia")
+    assert "<h1>Pauses</h1>" in staff.get("/admin/threads/interrupt/").content.decode()
+    staff.post("/i18n/setlang/", {"language": "pt-br", "next": "/admin/threads/interrupt/",
+                                  "csrfmiddlewaretoken": csrf(staff)})
+    assert "<h1>Pausas</h1>" in staff.get("/admin/threads/interrupt/").content.decode()
+
+
+def test_the_thread_page_shows_the_trace_and_who_answered(shop_fresh):
+    pause = make_pause("t-trace")
+    staff = make_staff()
+    answer(staff, pause["id"], pause_page(staff, pause["id"]), "approve")
+    page = staff.get("/admin/threads/thread/t-trace/change/").content.decode()
+    assert "charge 40 to order 4411" in page  # the turn
+    assert "charge_card" in page and "succeeded" in page  # the step and its status
+    receipt = Receipt.objects.get(step__run__thread_id="t-trace")
+    assert f"{receipt.get_verdict_display()}<br>" in page  # its receipt's verdict
+    assert ">ana<" in page and ">answered<" in page  # who answered the pause
+    assert ">waiting<" in page and ">answered<" in page  # events

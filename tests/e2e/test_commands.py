@@ -75,7 +75,7 @@ def test_dev_pair_signs_a_browser_in_once(data_dir):
             token = form.cookies["csrftoken"]
             wrong = client.post("/pair/", data={"code": "000000" if code != "000000" else "111111",
                                                 "csrfmiddlewaretoken": token})
-            assert wrong.status_code == 400 and DETAIL_BAD_CODE in wrong.text
+            assert wrong.status_code == 400 and str(DETAIL_BAD_CODE) in wrong.text
             paired = client.post("/pair/", data={"code": code, "csrfmiddlewaretoken": token})
             assert paired.status_code == 302 and paired.headers["location"] == "/admin/"
             assert client.get("/admin/").status_code == 200
