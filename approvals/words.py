@@ -10,6 +10,10 @@ from __future__ import annotations
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from threads.labels import DECISIONS, decision_words
+
+__all__ = ["DECISIONS", "ORIGINS", "REASONS", "decision_words", "origin_words", "reason_words"]
+
 ORIGINS = {
     "typed": _("you typed it"),
     "model": _("the assistant wrote it"),
@@ -18,19 +22,6 @@ ORIGINS = {
     "computed": _("worked out from the other values"),
     "staff": _("a staff member edited it"),
     "agent": _("set by the agent file"),
-}
-
-DECISIONS = {
-    "approve": _("Approve"),
-    "skip": _("Skip"),
-    "cancel_all": _("Cancel all"),
-    "happened": _("It happened"),
-    "did_not_happen": _("It did not happen"),
-    "retry": _("Retry the undo"),
-    "done_by_hand": _("Undone by hand"),
-    "abandon": _("Abandon"),
-    "answer": _("Answer"),
-    "decline": _("Decline"),
 }
 
 REASONS = {
@@ -58,8 +49,3 @@ def reason_words(reason: str) -> str:
         return str(REASONS[code]).format(source=rest.removeprefix("untrusted:"))
     words = REASONS.get(code)
     return str(words) if words is not None else reason
-
-
-def decision_words(decision: str) -> str:
-    words = DECISIONS.get(decision)
-    return str(words) if words is not None else decision

@@ -13,6 +13,7 @@ exists. It does not pretend to roll back.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import admin
@@ -24,6 +25,7 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from threads.labels import decision_words
 from threads.models import Interrupt, Receipt, Run, Step, Thread
 
 ROLLBACK_PENDING = _("Rolling back from the console arrives with the rollback service (issue 8).")
@@ -55,6 +57,9 @@ class ThreadAdmin(admin.ModelAdmin):
         runs = list(thread.runs.order_by("created_at").prefetch_related(
             Prefetch("steps", queryset=steps),
             Prefetch("interrupts", queryset=Interrupt.objects.order_by("created_at"))))
+        for run in runs:
+            for pause in run.interrupts.all():
+                pause.decision_words = decision_words(pause.decision) if pause.decision else ""
         return TemplateResponse(request, "admin/threads/thread/trace.html", {
             **self.admin_site.each_context(request),
             "title": gettext("Thread {thread}").format(thread=thread.id),
@@ -62,7 +67,8 @@ class ThreadAdmin(admin.ModelAdmin):
             "thread": thread,
             "messages_": list(thread.messages.order_by("created_at")),
             "runs": runs,
-            "events": list(thread.events.order_by("seq")),
+            "events": [(e, json.dumps(e.data, ensure_ascii=False, indent=1, default=str))
+                       for e in thread.events.order_by("seq")],
             "can_rollback": request.user.has_perm("threads.rollback_run"),
             "rollback_pending": ROLLBACK_PENDING,
             "run_status": Run.Status,
