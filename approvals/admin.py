@@ -30,6 +30,8 @@ from django.utils.translation import gettext_lazy as _
 from approvals.answers import interrupt_answer
 from approvals.errors import InvalidAnswer, InvalidDecision, Stale
 from approvals.words import decision_words, origin_words, reason_words
+from catalogue import registry
+from catalogue.agentfile import AgentFileError
 from threads.engine import token_for
 from threads.errors import NotFound
 from threads.models import PAUSE_ANSWERS, Interrupt
@@ -62,6 +64,29 @@ class StatusFilter(admin.SimpleListFilter):
         return queryset if value == self.ALL else queryset.filter(status=value)
 
 
+class AgentFilter(admin.SimpleListFilter):
+    """The agents the agent file serves: no DISTINCT over the whole queue."""
+
+    title = _("agent")
+    parameter_name = "agent"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        try:
+            return [(a.name, a.name) for a in registry.agent_file().agents]
+        except (registry.NoAgentFile, AgentFileError):
+            return []
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
+        return queryset.filter(agent=self.value()) if self.value() else queryset
+
+
+def _tool_names() -> set[str]:
+    try:
+        return {t.name for a in registry.agent_file().agents for t in a.tools}
+    except (registry.NoAgentFile, AgentFileError):
+        return set()
+
+
 def when(moment: Any) -> str:
     return date_format(timezone.localtime(moment), "DATETIME_FORMAT") if moment else ""
 
@@ -84,7 +109,7 @@ class InterruptAdmin(admin.ModelAdmin):
     list_display = ["kind", "thread_link", "tool", "reasons_column", "irreversible_column", "age_column",
                     "status", "answered_column"]
     list_display_links = ["kind"]
-    list_filter = ["kind", "agent", StatusFilter]
+    list_filter = ["kind", AgentFilter, StatusFilter]
     search_fields = ["thread__id", "tool"]
     list_select_related = ["thread"]
     ordering = ["created_at", "id"]
@@ -92,6 +117,23 @@ class InterruptAdmin(admin.ModelAdmin):
     show_full_result_count = False  # one COUNT less, whatever the queue's length
 
     # --- the queue ------------------------------------------------------------
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Interrupt],
+                           search_term: str) -> tuple[QuerySet[Interrupt], bool]:
+        # A tool's name finds its pauses; anything else is a thread id, matched exactly (an
+        # indexed lookup, not LIKE '%...%' over the whole queue).
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        if term in _tool_names():
+            return queryset.filter(tool=term), False
+        return queryset.filter(thread_id=term), False
+
+    def get_list_display(self, request: HttpRequest) -> list[str]:
+        # The open queue needs no status or answer columns (and so fits beside the filters).
+        if request.GET.get(StatusFilter.parameter_name, Interrupt.Status.OPEN) == Interrupt.Status.OPEN:
+            return [c for c in self.list_display if c not in ("status", "answered_column")]
+        return list(self.list_display)
+
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
         return super().changelist_view(request, {"title": gettext("Pauses"), **(extra_context or {})})
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.utils import timezone
 
 from threads.models import Interrupt, Run, Thread
@@ -21,6 +23,6 @@ def make_open_pauses(count: int, *, threads: int = 100, batch: int = 5000) -> No
         Interrupt.objects.bulk_create([
             Interrupt(id=f"p-bulk-{i}", thread_id=f"bulk-{i % threads}", run_id=f"r-bulk-{i % threads}",
                       agent="Shop", kind=Interrupt.Kind.CONFIRM, tool="charge_card", payload=payload,
-                      created_at=now)
+                      created_at=now - timedelta(seconds=count - i))
             for i in range(start, min(count, start + batch))
         ])

@@ -173,3 +173,10 @@ def test_the_thread_page_shows_the_trace_and_who_answered(shop_fresh):
     assert f"{receipt.get_verdict_display()}<br>" in page  # its receipt's verdict
     assert ">ana<" in page and ">answered<" in page  # who answered the pause
     assert ">waiting<" in page and ">answered<" in page  # events
+
+
+def test_the_queue_finds_pauses_by_tool(shop_fresh):
+    make_pause("t-charge-1", "charge 40 to order 4411")
+    make_pause("t-refund-1", "refund 40 on order 4411")
+    page = make_staff().get("/admin/threads/interrupt/?q=refund_card").content.decode()
+    assert ">t-refund-1<" in page and ">t-charge-1<" not in page
