@@ -28,6 +28,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals.answers import interrupt_answer
+from approvals.edits import edited_by, four_eyes_check, interrupt_edit
 from approvals.errors import InvalidAnswer, InvalidDecision, Stale
 from approvals.words import decision_words, origin_words, reason_words
 from catalogue import registry
@@ -40,6 +41,7 @@ ANSWER_PERMISSION = "threads.answer_interrupt"
 MESSAGE_ANSWERED = _("Answered: {decision}.")
 MESSAGE_STALE_WON = _("Nothing changed: this pause was already answered “{decision}” by {who} at {when}.")
 MESSAGE_STALE_CLOSED = _("Nothing changed: this pause is no longer open ({status}).")
+MESSAGE_EDITED = _("Edited: the call was checked again and waits as a new proposal.")
 MESSAGE_STALE_TOKEN = _("Nothing changed: the call changed since this page was shown. Open the pause again.")
 
 
@@ -78,6 +80,14 @@ class AgentFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
         return queryset.filter(agent=self.value()) if self.value() else queryset
+
+
+def successor_of(pause: Interrupt) -> Interrupt | None:
+    """The proposal an edited pause became (the step's newest other pause)."""
+    if pause.step_id is None:
+        return None
+    return (Interrupt.objects.filter(step_id=pause.step_id, created_at__gte=pause.created_at)
+            .exclude(pk=pause.pk).order_by("-created_at").first())
 
 
 def _tool_names() -> set[str]:
@@ -159,7 +169,7 @@ class InterruptAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("answered"))
     def answered_column(self, pause: Interrupt) -> str:
-        if not pause.answered_at or pause.status != Interrupt.Status.ANSWERED:
+        if not pause.answered_at or pause.status not in (Interrupt.Status.ANSWERED, Interrupt.Status.EDITED):
             return ""
         return gettext("{decision} by {who}, {when}").format(
             decision=decision_words(pause.decision), who=pause.answered_by or gettext("the customer"),
@@ -181,7 +191,9 @@ class InterruptAdmin(admin.ModelAdmin):
     # --- the pause page and its answers ------------------------------------------
     def get_urls(self) -> list[Any]:
         answer = self.admin_site.admin_view(self.answer_view)
-        return [path("<path:object_id>/answer/", answer, name="threads_interrupt_answer"), *super().get_urls()]
+        edit = self.admin_site.admin_view(self.edit_view)
+        return [path("<path:object_id>/answer/", answer, name="threads_interrupt_answer"),
+                path("<path:object_id>/edit/", edit, name="threads_interrupt_edit"), *super().get_urls()]
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
                     extra_context: dict[str, Any] | None = None) -> HttpResponse:
@@ -216,6 +228,11 @@ class InterruptAdmin(admin.ModelAdmin):
             "answer_url": reverse("admin:threads_interrupt_answer", args=[pause.pk]),
             "thread_url": reverse("admin:threads_thread_change", args=[pause.thread_id]),
             "age": self.age_column(pause),
+            "can_edit": is_open and pause.kind == Interrupt.Kind.CONFIRM and pause.step_id is not None
+            and self.has_answer_permission(request),
+            "edit_url": reverse("admin:threads_interrupt_edit", args=[pause.pk]),
+            "edited_by": sorted(edited_by(pause.step_id)) if pause.kind == Interrupt.Kind.CONFIRM else [],
+            "successor": successor_of(pause) if pause.status == Interrupt.Status.EDITED else None,
         }
 
     def answer_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -226,6 +243,7 @@ class InterruptAdmin(admin.ModelAdmin):
         pause = get_object_or_404(Interrupt.objects.select_related("thread"), pk=object_id)
         decision, answer = self._decision_of(request, pause)
         try:
+            four_eyes_check(pause=pause, decision=decision, username=request.user.get_username())
             interrupt_answer(thread=pause.thread, interrupt_id=pause.pk, decision=decision,
                              token=str(request.POST.get("token", "")), answer=answer,
                              answered_by=request.user.get_username())
@@ -236,6 +254,29 @@ class InterruptAdmin(admin.ModelAdmin):
         else:
             self.log_change(request, pause, f"answered: {decision}")
             messages.success(request, str(MESSAGE_ANSWERED).format(decision=decision_words(decision)))
+        return HttpResponseRedirect(reverse("admin:threads_interrupt_change", args=[pause.pk]))
+
+    def edit_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Edit before approving: new values go back to the check as a new proposal."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_answer_permission(request):
+            raise PermissionDenied
+        pause = get_object_or_404(Interrupt, pk=object_id)
+        values = {k.removeprefix("arg:"): str(v) for k, v in request.POST.items() if k.startswith("arg:")}
+        try:
+            interrupt_edit(pause_id=pause.pk, token=str(request.POST.get("token", "")), values=values,
+                           edited_by=request.user.get_username())
+        except Stale as exc:
+            messages.error(request, stale_message(exc.extra))
+        except (InvalidAnswer, NotFound) as exc:
+            messages.error(request, str(exc.detail))
+        else:
+            self.log_change(request, pause, f"edited: {values}")
+            successor = successor_of(pause)
+            messages.success(request, str(MESSAGE_EDITED))
+            if successor is not None:
+                return HttpResponseRedirect(reverse("admin:threads_interrupt_change", args=[successor.pk]))
         return HttpResponseRedirect(reverse("admin:threads_interrupt_change", args=[pause.pk]))
 
     @staticmethod

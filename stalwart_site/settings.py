@@ -159,6 +159,8 @@ STALWART_MAX_BODY = env.int("STALWART_MAX_BODY", default=256 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = STALWART_MAX_BODY
 STALWART_MAX_TURN = env.int("STALWART_MAX_TURN", default=8000)
 STALWART_ASK_TIMEOUT = env.int("STALWART_ASK_TIMEOUT", default=600)
+# Four eyes: whoever edited a call in the console may not approve the edited proposal.
+STALWART_FOUR_EYES = env.bool("STALWART_FOUR_EYES", default=True)
 # With a secret (make_app(secret=...)), resumes must carry a Stalwart-Signature.
 STALWART_RESUME_SECRET = env.str("STALWART_RESUME_SECRET", default="")
 

@@ -15,6 +15,7 @@ DECISIONS = {
     "abandon": _("Abandon"),
     "answer": _("Answer"),
     "decline": _("Decline"),
+    "edit": _("Edited"),
 }
 
 

@@ -149,6 +149,7 @@ class Interrupt(models.Model):
         SUPERSEDED = "superseded", _("superseded")
         TIMED_OUT = "timed_out", _("timed out")
         CANCELLED = "cancelled", _("cancelled")
+        EDITED = "edited", _("edited")  # staff changed the call: it pauses again as a new proposal
 
     id = models.CharField(primary_key=True, max_length=40)
     thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="interrupts")

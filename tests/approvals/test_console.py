@@ -180,3 +180,60 @@ def test_the_queue_finds_pauses_by_tool(shop_fresh):
     make_pause("t-refund-1", "refund 40 on order 4411")
     page = make_staff().get("/admin/threads/interrupt/?q=refund_card").content.decode()
     assert ">t-refund-1<" in page and ">t-charge-1<" not in page
+
+
+def edit(client: Client, pause_id: str, page: str, **values: str) -> Any:
+    token = re.search(r'name="token" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    return client.post(f"/admin/threads/interrupt/{pause_id}/edit/", {
+        "token": token, "csrfmiddlewaretoken": csrf(client), **{f"arg:{k}": v for k, v in values.items()}},
+        follow=True)
+
+
+def test_an_edited_call_pauses_again_as_a_new_proposal_with_origin_staff(shop_fresh):
+    pause = make_pause("t-edit")
+    ana = make_staff("ana")
+    done = edit(ana, pause["id"], pause_page(ana, pause["id"]), amount="35", order_id="4411")
+    old = Interrupt.objects.get(pk=pause["id"])
+    assert (old.status, old.answered_by, old.answer) == ("edited", "ana", {"arguments": {"amount": 35}})
+    new = Interrupt.objects.get(thread_id="t-edit", status="open")
+    assert new.pk != old.pk and new.step_id == old.step_id
+    assert {a["name"]: (a["value"], a["origin"]) for a in new.payload["arguments"]} == {
+        "amount": (35, "staff"), "order_id": ("4411", "typed")}
+    page = done.content.decode()
+    assert done.redirect_chain[-1][0].endswith(f"/{new.pk}/change/")
+    assert "a staff member edited it" in page and "Edited by" in page and shop.charges("4411") == []
+    # The customer's old token no longer answers anything.
+    late = Client().post("/threads/t-edit/resume", data=json.dumps(
+        {"interrupt_id": pause["id"], "decision": "approve", "token": pause["token"]}),
+        content_type="application/json", HTTP_STALWART_SESSION=pause["session"])
+    assert late.status_code == 409 and shop.charges("4411") == []
+
+
+def test_whoever_edited_may_not_approve_and_another_approver_may(shop_fresh):
+    pause = make_pause("t-eyes")
+    ana = make_staff("ana")
+    edit(ana, pause["id"], pause_page(ana, pause["id"]), amount="35")
+    new = Interrupt.objects.get(thread_id="t-eyes", status="open")
+    refused = answer(ana, new.pk, pause_page(ana, new.pk), "approve").content.decode()
+    assert "another person approves it" in refused and shop.charges("4411") == []
+    assert Interrupt.objects.get(pk=new.pk).status == "open"
+    bob = make_staff("bob")
+    answer(bob, new.pk, pause_page(bob, new.pk), "approve")
+    assert [c["amount"] for c in shop.charges("4411")] == ["35.00"]
+
+
+def test_four_eyes_can_be_turned_off(shop_fresh, settings):
+    settings.STALWART_FOUR_EYES = False
+    pause = make_pause("t-two")
+    ana = make_staff("ana")
+    edit(ana, pause["id"], pause_page(ana, pause["id"]), amount="35")
+    new = Interrupt.objects.get(thread_id="t-two", status="open")
+    answer(ana, new.pk, pause_page(ana, new.pk), "approve")
+    assert Interrupt.objects.get(pk=new.pk).status == "answered" and len(shop.charges("4411")) == 1
+
+
+def test_an_edit_that_changes_nothing_is_refused(shop_fresh):
+    pause = make_pause("t-same")
+    ana = make_staff("ana")
+    page = edit(ana, pause["id"], pause_page(ana, pause["id"]), amount="40").content.decode()
+    assert "No value changed" in page and Interrupt.objects.get(pk=pause["id"]).status == "open"
