@@ -3,7 +3,7 @@
 Variables (all listed in ``.env.example``):
 ``STALWART_DATA_DIR``, ``STALWART_AGENT_FILE``, ``DATABASE_URL``, ``REDIS_URL``,
 ``SECRET_KEY``, ``QLS_OPERATOR_TOKEN``, ``DEBUG``, ``STALWART_PUBLIC_URL``,
-``ALLOWED_HOSTS``, ``STALWART_MAX_BODY``, ``STALWART_MAX_TURN``.
+``ALLOWED_HOSTS``, ``STALWART_MAX_BODY``, ``STALWART_MAX_TURN``, ``STALWART_FOUR_EYES``.
 """
 
 from __future__ import annotations
