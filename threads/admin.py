@@ -28,7 +28,9 @@ from django.utils.translation import gettext_lazy as _
 from threads.labels import decision_words
 from threads.models import Interrupt, Receipt, Run, Step, Thread
 
-ROLLBACK_PENDING = _("Rolling back from the console arrives with the rollback service (issue 8).")
+# ROLLBACK (issue 8): the operators' button, its confirmation page and the report go here,
+# through threads.engine's run_rollback once it lands. Until then the page says so.
+ROLLBACK_PENDING = _("Rolling back from the console is not available in this version yet.")
 
 
 @admin.register(Thread)
@@ -67,7 +69,7 @@ class ThreadAdmin(admin.ModelAdmin):
             "thread": thread,
             "messages_": list(thread.messages.order_by("created_at")),
             "runs": runs,
-            "events": [(e, json.dumps(e.data, ensure_ascii=False, indent=1, default=str))
+            "events": [(e, json.dumps(e.data, ensure_ascii=False, default=str))
                        for e in thread.events.order_by("seq")],
             "can_rollback": request.user.has_perm("threads.rollback_run"),
             "rollback_pending": ROLLBACK_PENDING,
