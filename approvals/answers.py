@@ -18,6 +18,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from approvals.errors import InvalidAnswer, InvalidDecision, Stale
 from catalogue import registry
@@ -48,11 +49,11 @@ from threads.tokens import token_matches
 
 security = logging.getLogger("stalwart.security")
 
-DETAIL_STALE = "That pause is no longer open, or the answer does not match what was shown."
-DETAIL_DECISION = "A {kind} pause takes {choices}, not '{decision}'."
-DETAIL_NO_PAUSE = "This thread has no pause with that id."
-DETAIL_ANSWER_SHAPE = 'An answer is {"kind": "choice", "index": N} or {"kind": "open", "text": ...}.'
-DETAIL_UNENCODABLE = "The answer holds text that cannot be stored (a lone surrogate or a NUL character)."
+DETAIL_STALE = _("That pause is no longer open, or the answer does not match what was shown.")
+DETAIL_DECISION = _("A {kind} pause takes {choices}, not '{decision}'.")
+DETAIL_NO_PAUSE = _("This thread has no pause with that id.")
+DETAIL_ANSWER_SHAPE = _('An answer is {"kind": "choice", "index": N} or {"kind": "open", "text": ...}.')
+DETAIL_UNENCODABLE = _("The answer holds text that cannot be stored (a lone surrogate or a NUL character).")
 
 
 def encodable(value: Any) -> bool:

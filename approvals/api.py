@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -22,7 +23,7 @@ from threads.models import Thread
 from threads.selectors import answer_view, thread_access
 
 security = logging.getLogger("stalwart.security")
-DETAIL_SIGNATURE = "This server takes answers only with a valid Stalwart-Signature."
+DETAIL_SIGNATURE = _("This server takes answers only with a valid Stalwart-Signature.")
 
 
 @extend_schema_field({"type": ["object", "array", "string", "number", "boolean"], "description": "For an `ask` pause: {\"kind\": \"choice\", \"index\": N} or "

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
+
 from threads.errors import StalwartError
 
 
 class Stale(StalwartError):
     code = "interrupt_stale"
     http_status = 409
-    detail = "That pause is no longer open, or the answer does not match what was shown."
+    detail = _("That pause is no longer open, or the answer does not match what was shown.")
 
 
 class InvalidDecision(StalwartError):

@@ -1,9 +1,17 @@
 """Approvals' own tables: one-time ``--dev-pair`` codes and the wrong tries
-counted against guessing them (``approvals.pairing``), and the notification
-outbox (``Delivery``, ``WebhookEndpoint``; see ``approvals.outbox``)."""
+counted against guessing them (``approvals.pairing``), the notification
+outbox (``Delivery``, ``WebhookEndpoint``; see ``approvals.outbox``), and the
+one-time passwords ``createstaff`` hands out.
+
+A ``OneTimePassword`` row remembers the password hash the account was given;
+while the account's hash is still that one, the console sends every page to
+the password change form (``stalwart_site.middleware.PasswordChangeFirstMiddleware``).
+Changing the password changes the hash, so nothing has to clear the flag.
+"""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -13,6 +21,10 @@ class PairingCode(models.Model):
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("pairing code")
+        verbose_name_plural = _("pairing codes")
 
     def __str__(self) -> str:
         return f"pairing code (expires {self.expires_at:%Y-%m-%d %H:%M})"
@@ -82,3 +94,16 @@ class PairingFailure(models.Model):
 
     def __str__(self) -> str:
         return f"wrong pairing code from {self.client} at {self.created_at:%H:%M:%S}"
+
+
+class OneTimePassword(models.Model):
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="one_time_password")
+    password_hash = models.CharField(max_length=256)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("one-time password")
+        verbose_name_plural = _("one-time passwords")
+
+    def __str__(self) -> str:
+        return str(self.user)

@@ -8,7 +8,7 @@ import logging
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
 
 from approvals.pairing import PAIR_MINUTES, pairing_code_claim, pairing_failure_record, pairing_retry_after
@@ -18,8 +18,8 @@ __all__ = ["PAIR_MINUTES", "pair_view"]
 
 security = logging.getLogger("stalwart.security")
 LOCAL_STAFF = "local-staff"
-DETAIL_BAD_CODE = "That code is not valid (codes work once, for ten minutes)."
-DETAIL_TOO_MANY = "Too many wrong codes. Try again in {seconds} seconds."
+DETAIL_BAD_CODE = _("That code is not valid (codes work once, for ten minutes).")
+DETAIL_TOO_MANY = _("Too many wrong codes. Try again in {seconds} seconds.")
 
 
 def _client(request: HttpRequest) -> str:

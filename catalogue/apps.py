@@ -1,6 +1,8 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class CatalogueConfig(AppConfig):
     name = "catalogue"
+    verbose_name = _("Catalogue")
     default_auto_field = "django.db.models.BigAutoField"

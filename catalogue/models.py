@@ -2,34 +2,61 @@
 
 The catalogue itself is the user's file (SPEC §4.1); an operator's
 withdrawal (SPEC §4.6) and the admin's "Language the selector reads" (SPEC §5)
-are the only state the server keeps about it.
+are the only state the server keeps about it. ``Tool`` has no table: it gives
+the console's tools page its address (``/admin/catalogue/tool/``) and its
+``view_tool`` permission; the rows come from the loaded agent file.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Withdrawal(models.Model):
-    agent = models.CharField(max_length=200)
-    tool = models.CharField(max_length=200)
-    reason = models.TextField(blank=True)
-    withdrawn_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    withdrawn_at = models.DateTimeField(auto_now_add=True)
+    agent = models.CharField(_("agent"), max_length=200)
+    tool = models.CharField(_("tool"), max_length=200)
+    reason = models.TextField(_("why"), blank=True)
+    withdrawn_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     verbose_name=_("withdrawn by"))
+    withdrawn_at = models.DateTimeField(_("withdrawn at"), auto_now_add=True)
 
     class Meta:
+        verbose_name = _("withdrawal")
+        verbose_name_plural = _("withdrawals")
         constraints = [models.UniqueConstraint(fields=["agent", "tool"], name="withdrawal_unique_tool")]
 
     def __str__(self) -> str:
-        return f"{self.agent}: {self.tool}"
+        return self.tool  # "The withdrawal "archive_order" was added": named by its tool
 
 
 class AgentSetting(models.Model):
-    agent = models.CharField(max_length=200, unique=True)
+    agent = models.CharField(_("agent"), max_length=200, unique=True)
     language = models.CharField(
-        "Language the selector reads", max_length=8, blank=True, choices=[("en", "English"), ("pt-BR", "Português (Brasil)")]
+        _("Language the selector reads"), max_length=8, blank=True,
+        choices=[("en", "English"), ("pt-BR", "Português (Brasil)")],
+        help_text=_("Empty: the agent file's language."),
     )
+
+    class Meta:
+        verbose_name = _("agent setting")
+        verbose_name_plural = _("settings")
 
     def __str__(self) -> str:
         return self.agent
+
+
+class Tool(models.Model):
+    """The tools page's address and permission; no table (the agent file holds the tools)."""
+
+    name = models.CharField(_("tool"), max_length=200, primary_key=True)
+
+    class Meta:
+        managed = False
+        verbose_name = _("tool")
+        verbose_name_plural = _("tools")
+        default_permissions = ("view",)
+
+    def __str__(self) -> str:
+        return self.name

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db import transaction
 
-from catalogue.models import Withdrawal
+from catalogue.models import AgentSetting, Withdrawal
 
 
 @transaction.atomic
@@ -24,3 +24,10 @@ def withdrawal_create(*, agent: str, tool: str, reason: str, by: Any = None) -> 
 def withdrawal_delete(*, agent: str, tool: str) -> bool:
     deleted, _ = Withdrawal.objects.filter(agent=agent, tool=tool).delete()
     return bool(deleted)
+
+
+@transaction.atomic
+def agent_settings_ensure(*, agents: list[str]) -> None:
+    """One settings row per served agent, so an operator edits rather than adds."""
+    for name in agents:
+        AgentSetting.objects.get_or_create(agent=name)

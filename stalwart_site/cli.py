@@ -114,15 +114,24 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_createstaff(args: argparse.Namespace) -> int:
-    from stalwart_site.bootstrap import setup
+    import os
 
+    from stalwart_site.bootstrap import data_dir, setup
+
+    folder = data_dir()
+    if not os.environ.get("DATABASE_URL") and not folder.is_dir():
+        # Never start a new database silently beside the one the server uses.
+        print(f"stalwart: no data folder at {folder}: run createstaff where `stalwart serve` runs "
+              "(or set STALWART_DATA_DIR or DATABASE_URL)", file=sys.stderr)
+        return EXIT_INVALID
     setup()
-    from approvals.services import staff_create
+    from approvals.services import staff_create, staff_database
 
     password = staff_create(username=args.name, operator=args.operator)
     role = "operator" if args.operator else "approver"
+    print(f"Database: {staff_database()}")
     print(f"Created {role} '{args.name}'. One-time password: {password}")
-    print("Sign in at /admin/ and change it.")
+    print("Sign in at /admin/: the first sign-in asks for a new password.")
     return 0
 
 

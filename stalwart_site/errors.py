@@ -17,6 +17,7 @@ from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
+from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
@@ -25,10 +26,10 @@ from threads.errors import DETAIL_NOT_FOUND, StalwartError
 
 log = logging.getLogger("stalwart")
 
-DETAIL_TOO_LARGE = "The body is larger than this server takes ({limit} bytes)."
-DETAIL_METHOD = "This route does not take {method}."
-DETAIL_INTERNAL = "Something went wrong on our side; nothing was lost. Quote the request id if you report it."
-DETAIL_BAD_REQUEST = "The request is not valid."
+DETAIL_TOO_LARGE = _("The body is larger than this server takes ({limit} bytes).")
+DETAIL_METHOD = _("This route does not take {method}.")
+DETAIL_INTERNAL = _("Something went wrong on our side; nothing was lost. Quote the request id if you report it.")
+DETAIL_BAD_REQUEST = _("The request is not valid.")
 
 
 def error_response(err: StalwartError) -> JsonResponse:
@@ -48,7 +49,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, drf.ParseError):
         return Response({"error": "bad_request", "detail": str(DETAIL_BAD_JSON)}, status=400)
     if isinstance(exc, drf.UnsupportedMediaType):
-        return Response({"error": "bad_request", "detail": "Send the body as application/json."}, status=415)
+        return Response({"error": "bad_request", "detail": _("Send the body as application/json.")}, status=415)
     if isinstance(exc, (Http404, drf.NotFound)):
         return Response({"error": "not_found", "detail": DETAIL_NOT_FOUND}, status=404)
     if isinstance(exc, drf.MethodNotAllowed):

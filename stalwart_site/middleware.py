@@ -11,6 +11,8 @@
 - ``ContentSecurityPolicyMiddleware``: one Content-Security-Policy for every
   HTML page (the chat, ``/pair/``, the admin, ``/api/docs/``), set in one
   place; a page that sets its own keeps it.
+- ``PasswordChangeFirstMiddleware``: the first sign-in with ``createstaff``'s
+  one-time password goes to the password change form before anything else.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect
 
+from approvals.services import password_must_change
 from stalwart_site.embed import CSP as CSP_TEMPLATE
 from stalwart_site.errors import DETAIL_TOO_LARGE, error_response
 from stalwart_site.parsers import lone_surrogate
@@ -75,3 +79,19 @@ class ContentSecurityPolicyMiddleware:
         if response.get("Content-Type", "").startswith("text/html"):
             response.headers.setdefault("Content-Security-Policy", CSP)
         return response
+
+
+class PasswordChangeFirstMiddleware:
+    """A staff account still on its one-time password sees only the password
+    change form (and may sign out) until it chooses its own."""
+
+    ALLOWED = ("/admin/password_change/", "/admin/logout/", "/admin/login/", "/admin/jsi18n/", "/i18n/")
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        path = request.path
+        if path.startswith("/admin/") and not path.startswith(self.ALLOWED) and password_must_change(request.user):
+            return redirect("admin:password_change")
+        return self.get_response(request)

@@ -81,6 +81,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "stalwart_site.middleware.PasswordChangeFirstMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -94,6 +95,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -188,6 +190,8 @@ STALWART_ASK_TIMEOUT = env.int("STALWART_ASK_TIMEOUT", default=600)
 # long a running step's heartbeat may be silent before its lease lapses.
 STALWART_SWEEP_SECONDS = env.float("STALWART_SWEEP_SECONDS", default=5.0)
 STALWART_LEASE_SECONDS = env.float("STALWART_LEASE_SECONDS", default=5.0)
+# Four eyes: whoever edited a call in the console may not approve the edited proposal.
+STALWART_FOUR_EYES = env.bool("STALWART_FOUR_EYES", default=True)
 # With a secret (make_app(secret=...)), resumes must carry a Stalwart-Signature.
 STALWART_RESUME_SECRET = env.str("STALWART_RESUME_SECRET", default="")
 # With it, context comes only from a signed Stalwart-Context header (an HS256 JWT);

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from approvals.api import ThreadResumeApi
@@ -33,6 +33,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
     path("pair/", pair_view, name="pair"),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the admin header's language switch
     path("admin/", admin.site.urls),
 ]
 

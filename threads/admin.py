@@ -1,66 +1,111 @@
-"""The operator console's first pages: the queue of pauses and the threads.
+"""The console's thread pages: the list, and one thread's trace (SPEC §12).
 
-Answering from the admin (one button per answer, through the same claim and
-token as the HTTP route) arrives with the console issue; for now the queue is
-read-only.
+A thread's page shows its turns (messages), each run with its steps, their
+status, receipts and verdicts, the pauses and who answered them, and the
+events in order. The pause queue itself is the answering side's
+(``approvals.admin``), since answering needs ``approvals.answers``.
+
+Rollback (the report and the operators' button) needs issue 8's
+``run_rollback`` service; the page keeps a marked place for it
+(``ROLLBACK_PENDING``) and shows a run's stored ``rollback`` report when one
+exists. It does not pretend to roll back.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from django.contrib import admin
-from django.http import HttpRequest
-from django.utils.translation import gettext as _
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Prefetch
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
+from threads.engine import run_rollback
 from threads.feedback import feedback_counts
-from threads.models import Feedback, Interrupt, Thread
+from threads.labels import decision_words
+from threads.models import Feedback, Interrupt, Receipt, Run, Step, Thread
 
-
-@admin.register(Interrupt)
-class InterruptAdmin(admin.ModelAdmin):
-    list_display = ["kind", "thread", "tool", "status", "created_at", "answered_by", "answered_at"]
-    list_filter = ["kind", "agent", "status"]
-    search_fields = ["thread__id", "tool"]
-    list_select_related = ["thread"]
-    ordering = ["created_at"]
-    readonly_fields = [f.name for f in Interrupt._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Interrupt | None = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Interrupt | None = None) -> bool:
-        return False
-
-
-class FeedbackInline(admin.TabularInline):
-    """The thread page lists the thumbs its replies got."""
-
-    model = Feedback
-    fields = ["message", "thumb", "comment", "updated_at"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+ROLLBACK_PERMISSION = "threads.rollback_run"
+MESSAGE_ROLLED_BACK = _("Rolled back: {undone} undone, {not_undoable} could not be undone, {stuck} stuck.")
 
 
 @admin.register(Thread)
 class ThreadAdmin(admin.ModelAdmin):
-    inlines = [FeedbackInline]
     list_display = ["id", "agent", "created_at", "updated_at"]
+    list_filter = ["agent"]
     search_fields = ["id"]
-    readonly_fields = ["id", "agent", "session_hash", "event_seq", "created_at", "updated_at"]
+    ordering = ["-updated_at"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Thread | None = None) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Thread | None = None) -> bool:
+        return False
+
+    def get_urls(self) -> list[Any]:
+        rollback = self.admin_site.admin_view(self.rollback_view)
+        return [path("<path:object_id>/rollback/", rollback, name="threads_thread_rollback"), *super().get_urls()]
+
+    def rollback_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """An operator's rollback (SPEC §8, §12): a confirmation page, then a
+        CSRF-protected POST through the same service as the HTTP route."""
+        thread = get_object_or_404(Thread, pk=object_id)
+        if not request.user.has_perm(ROLLBACK_PERMISSION):  # the view checks; the template only hides
+            raise PermissionDenied
+        if request.method == "POST":
+            done = run_rollback(thread_id=thread.id, by=request.user.get_username())
+            report = done["rollback"]
+            self.message_user(request, MESSAGE_ROLLED_BACK.format(
+                undone=len(report["undone"]), not_undoable=len(report["not_undoable"]), stuck=len(report["stuck"])),
+                messages.SUCCESS if not report["stuck"] else messages.WARNING)
+            return HttpResponseRedirect(reverse("admin:threads_thread_change", args=[thread.pk]))
+        if request.method != "GET":
+            return HttpResponseNotAllowed(["GET", "POST"])
+        return TemplateResponse(request, "admin/threads/thread/rollback_confirm.html", {
+            **self.admin_site.each_context(request),
+            "title": gettext("Roll back thread {thread}?").format(thread=thread.id),
+            "opts": self.opts,
+            "thread": thread,
+            "writes": list(Step.objects.filter(run__thread=thread, kind="write", status=Step.Status.SUCCEEDED,
+                                                undo_of__isnull=True).select_related("run").order_by("-run__created_at",
+                                                                                                    "-index")),
+        })
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        thread = get_object_or_404(Thread, pk=object_id)
+        if not self.has_view_permission(request, thread):
+            raise PermissionDenied
+        steps = Step.objects.order_by("index").prefetch_related(
+            Prefetch("receipts", queryset=Receipt.objects.order_by("created_at")))
+        runs = list(thread.runs.order_by("created_at").prefetch_related(
+            Prefetch("steps", queryset=steps),
+            Prefetch("interrupts", queryset=Interrupt.objects.order_by("created_at"))))
+        for run in runs:
+            for pause in run.interrupts.all():
+                pause.decision_words = decision_words(pause.decision) if pause.decision else ""
+        return TemplateResponse(request, "admin/threads/thread/trace.html", {
+            **self.admin_site.each_context(request),
+            "title": gettext("Thread {thread}").format(thread=thread.id),
+            "opts": self.opts,
+            "thread": thread,
+            "messages_": list(thread.messages.order_by("created_at")),
+            "runs": runs,
+            "events": [(e, json.dumps(e.data, ensure_ascii=False, default=str))
+                       for e in thread.events.order_by("seq")],
+            "feedback": list(Feedback.objects.filter(thread=thread).select_related("message").order_by("created_at")),
+            "can_rollback": request.user.has_perm(ROLLBACK_PERMISSION),
+            "run_status": Run.Status,
+        })
 
 
 @admin.register(Feedback)
@@ -82,5 +127,5 @@ class FeedbackAdmin(admin.ModelAdmin):
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
         counts = feedback_counts()
         subtitle = "; ".join(
-            _("%(agent)s: %(up)s up, %(down)s down") % {"agent": agent, **c} for agent, c in counts.items())
+            gettext("%(agent)s: %(up)s up, %(down)s down") % {"agent": agent, **c} for agent, c in counts.items())
         return super().changelist_view(request, {**(extra_context or {}), "subtitle": subtitle})

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.urls import Resolver404, resolve
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -31,11 +32,11 @@ from threads.selectors import (
     thread_access,
 )
 
-DETAIL_TURN_TOO_LONG = "A turn is at most {limit} characters."
-DETAIL_THREAD_ID = "A thread id is 1 to 128 letters, digits, '-', '_', '.' or ':'."
-DETAIL_NO_OPERATOR_TOKEN = ("Rollback needs an operator token, and none is set: start the server with "
+DETAIL_TURN_TOO_LONG = _("A turn is at most {limit} characters.")
+DETAIL_THREAD_ID = _("A thread id is 1 to 128 letters, digits, '-', '_', '.' or ':'.")
+DETAIL_NO_OPERATOR_TOKEN = _("Rollback needs an operator token, and none is set: start the server with "
                             "--operator-token TOKEN or set QLS_OPERATOR_TOKEN.")
-DETAIL_OPERATOR = "Send the operator token as Authorization: Bearer <token>."
+DETAIL_OPERATOR = _("Send the operator token as Authorization: Bearer <token>.")
 
 security = logging.getLogger("stalwart.security")
 

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-DETAIL_NOT_FOUND = "There is nothing here."
+from django.utils.translation import gettext_lazy as _
+
+DETAIL_NOT_FOUND = _("There is nothing here.")
 
 
 class StalwartError(Exception):
     code = "bad_request"
     http_status = 400
-    detail = "The request is not valid."
+    detail = _("The request is not valid.")
     headers: dict[str, str] = {}  # response headers it needs (401's WWW-Authenticate)
 
     def __init__(self, detail: str | None = None, **extra: Any) -> None:
@@ -25,7 +27,8 @@ class StalwartError(Exception):
         self.extra = extra
 
     def body(self) -> dict[str, Any]:
-        return {"error": self.code, "detail": self.detail, **self.extra}
+        # str(): a lazily translated sentence becomes text in the active language here.
+        return {"error": self.code, "detail": str(self.detail), **self.extra}
 
 
 class BadRequest(StalwartError):
@@ -41,7 +44,7 @@ class NotFound(StalwartError):
 class Forbidden(StalwartError):
     code = "forbidden"
     http_status = 403
-    detail = "You may not do this."
+    detail = _("You may not do this.")
 
 
 class Unauthorized(StalwartError):

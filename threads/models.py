@@ -26,14 +26,16 @@ from django.utils.translation import gettext_lazy as _
 
 
 class Thread(models.Model):
-    id = models.CharField(primary_key=True, max_length=128)
+    id = models.CharField(_("id"), primary_key=True, max_length=128)
     session_hash = models.CharField(max_length=64, db_index=True)
-    agent = models.CharField(max_length=200)
+    agent = models.CharField(_("agent"), max_length=200)
     event_seq = models.PositiveBigIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("thread")
+        verbose_name_plural = _("threads")
         ordering = ["-updated_at"]
 
     def __str__(self) -> str:
@@ -42,8 +44,8 @@ class Thread(models.Model):
 
 class Message(models.Model):
     class Role(models.TextChoices):
-        PERSON = "person", "person"
-        ASSISTANT = "assistant", "assistant"
+        PERSON = "person", _("person")
+        ASSISTANT = "assistant", _("assistant")
 
     id = models.CharField(primary_key=True, max_length=40)
     thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="messages")
@@ -54,6 +56,8 @@ class Message(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("turn")
+        verbose_name_plural = _("turns")
         ordering = ["created_at"]
 
     def __str__(self) -> str:
@@ -62,11 +66,11 @@ class Message(models.Model):
 
 class Run(models.Model):
     class Status(models.TextChoices):
-        RUNNING = "running", "running"
-        WAITING = "waiting", "waiting"
-        DONE = "done", "done"
-        CANCELLED = "cancelled", "cancelled"
-        SUPERSEDED = "superseded", "superseded"
+        RUNNING = "running", _("running")
+        WAITING = "waiting", _("waiting")
+        DONE = "done", _("done")
+        CANCELLED = "cancelled", _("cancelled")
+        SUPERSEDED = "superseded", _("superseded")
 
     id = models.CharField(primary_key=True, max_length=40)
     thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="runs")
@@ -92,6 +96,8 @@ class Run(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("run")
+        verbose_name_plural = _("runs")
         ordering = ["created_at"]
 
     def __str__(self) -> str:
@@ -100,18 +106,18 @@ class Run(models.Model):
 
 class Step(models.Model):
     class Status(models.TextChoices):
-        PLANNED = "planned", "planned"
-        WAITING = "waiting", "waiting"
-        APPROVED = "approved", "approved"
-        RUNNING = "running", "running"
-        SUCCEEDED = "succeeded", "succeeded"
-        FAILED = "failed", "failed"
-        REFUSED = "refused", "refused"
-        SKIPPED = "skipped", "skipped"
-        CANCELLED = "cancelled", "cancelled"
-        SUPERSEDED = "superseded", "superseded"
-        OUTCOME_UNKNOWN = "outcome_unknown", "outcome unknown"
-        UNDONE = "undone", "undone"
+        PLANNED = "planned", _("planned")
+        WAITING = "waiting", _("waiting")
+        APPROVED = "approved", _("approved")
+        RUNNING = "running", _("running")
+        SUCCEEDED = "succeeded", _("succeeded")
+        FAILED = "failed", _("failed")
+        REFUSED = "refused", _("refused")
+        SKIPPED = "skipped", _("skipped")
+        CANCELLED = "cancelled", _("cancelled")
+        SUPERSEDED = "superseded", _("superseded")
+        OUTCOME_UNKNOWN = "outcome_unknown", _("outcome unknown")
+        UNDONE = "undone", _("undone")
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="steps")
     index = models.PositiveIntegerField()
@@ -134,6 +140,8 @@ class Step(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("step")
+        verbose_name_plural = _("steps")
         ordering = ["run", "index"]
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="step_unique_index")]
         indexes = [models.Index(fields=["status", "lease_at"], name="step_lease")]
@@ -146,39 +154,42 @@ class Interrupt(models.Model):
     """A pause: a row any worker can answer, claimed by a conditional UPDATE."""
 
     class Kind(models.TextChoices):
-        CONFIRM = "confirm", "confirm"
-        OUTCOME_UNKNOWN = "outcome_unknown", "outcome unknown"
-        SAGA_STUCK = "saga_stuck", "saga stuck"
-        ASK = "ask", "ask"
-        DELEGATE = "delegate", "delegate"
+        CONFIRM = "confirm", _("confirm")
+        OUTCOME_UNKNOWN = "outcome_unknown", _("outcome unknown")
+        SAGA_STUCK = "saga_stuck", _("saga stuck")
+        ASK = "ask", _("ask")
+        DELEGATE = "delegate", _("delegate")
 
     class Status(models.TextChoices):
-        OPEN = "open", "open"
-        ANSWERED = "answered", "answered"
-        SUPERSEDED = "superseded", "superseded"
-        TIMED_OUT = "timed_out", "timed out"
-        CANCELLED = "cancelled", "cancelled"
+        OPEN = "open", _("open")
+        ANSWERED = "answered", _("answered")
+        SUPERSEDED = "superseded", _("superseded")
+        TIMED_OUT = "timed_out", _("timed out")
+        CANCELLED = "cancelled", _("cancelled")
+        EDITED = "edited", _("edited")  # staff changed the call: it pauses again as a new proposal
 
     id = models.CharField(primary_key=True, max_length=40)
     thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="interrupts")
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="interrupts")
     step = models.ForeignKey(Step, null=True, blank=True, on_delete=models.CASCADE, related_name="interrupts")
-    agent = models.CharField(max_length=200, blank=True)
-    kind = models.CharField(max_length=20, choices=Kind.choices)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
-    tool = models.CharField(max_length=200, blank=True)
+    agent = models.CharField(_("agent"), max_length=200, blank=True)
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.OPEN)
+    tool = models.CharField(_("tool"), max_length=200, blank=True)
     payload = models.JSONField(default=dict)  # question, arguments, reasons, irreversible, choices
     decision = models.CharField(max_length=32, blank=True)
     answer = models.JSONField(null=True, blank=True)
-    answered_by = models.CharField(max_length=200, blank=True)
-    answered_at = models.DateTimeField(null=True, blank=True)
-    expires_at = models.DateTimeField(null=True, blank=True)
+    answered_by = models.CharField(_("answered by"), max_length=200, blank=True)
+    answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
+    expires_at = models.DateTimeField(_("deadline"), null=True, blank=True)
     # Deadlines (SPEC §7.6): when listeners are told again, and when they were.
-    escalate_at = models.DateTimeField(null=True, blank=True)
-    escalated_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    escalate_at = models.DateTimeField(_("escalate at"), null=True, blank=True)
+    escalated_at = models.DateTimeField(_("escalated at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
+        verbose_name = _("pause")
+        verbose_name_plural = _("pauses")
         ordering = ["created_at"]
         indexes = [models.Index(fields=["status", "created_at"]), models.Index(fields=["thread", "status"]),
                    models.Index(fields=["status", "expires_at"], name="interrupt_due"),
@@ -202,13 +213,13 @@ class Receipt(models.Model):
     """What was sent for a write, before it was sent (SPEC §9)."""
 
     class Verdict(models.TextChoices):
-        PENDING = "pending", "pending"
-        VERIFIED_APPLIED = "verified_applied", "verified applied"
-        VERIFIED_NOT_APPLIED = "verified_not_applied", "verified not applied"
-        INDETERMINATE = "indeterminate", "indeterminate"
-        DUPLICATE_EFFECT = "duplicate_effect", "duplicate effect"
-        FALSE_SUCCESS = "false_success", "false success"
-        UNSAFE_RETRY = "unsafe_retry", "unsafe retry"
+        PENDING = "pending", _("pending")
+        VERIFIED_APPLIED = "verified_applied", _("verified applied")
+        VERIFIED_NOT_APPLIED = "verified_not_applied", _("verified not applied")
+        INDETERMINATE = "indeterminate", _("indeterminate")
+        DUPLICATE_EFFECT = "duplicate_effect", _("duplicate effect")
+        FALSE_SUCCESS = "false_success", _("false success")
+        UNSAFE_RETRY = "unsafe_retry", _("unsafe retry")
 
     operation_id = models.CharField(primary_key=True, max_length=80)
     step = models.ForeignKey(Step, on_delete=models.CASCADE, related_name="receipts")
@@ -221,6 +232,10 @@ class Receipt(models.Model):
     evidence = models.CharField(max_length=200, blank=True)  # what the verdict rests on, never arguments
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("receipt")
+        verbose_name_plural = _("receipts")
 
     def __str__(self) -> str:
         return f"{self.operation_id} ({self.verdict})"
@@ -236,6 +251,8 @@ class Event(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("event")
+        verbose_name_plural = _("events")
         ordering = ["thread", "seq"]
         constraints = [models.UniqueConstraint(fields=["thread", "seq"], name="event_unique_seq")]
 

@@ -49,15 +49,27 @@ def test_plan_reads_portuguese_when_asked(data_dir):
     assert plan["language"] == "pt-BR" and plan["calls"][0]["tool"] == "charge_card"
 
 
-def test_createstaff_prints_a_one_time_password_that_signs_in(data_dir):
+def test_createstaff_prints_a_one_time_password_that_signs_in_and_must_be_changed(data_dir):
     result = stalwart("createstaff", "ana", "--operator", data_dir=data_dir)
     assert result.returncode == 0, result.stderr
+    database = re.search(r"Database: (.+)", result.stdout).group(1)  # type: ignore[union-attr]
+    if not os.environ.get("DATABASE_URL"):
+        assert database == f"SQLite {data_dir / 'runs.db'}"
     password = re.search(r"One-time password: (\S+)", result.stdout).group(1)  # type: ignore[union-attr]
     with Server(data_dir) as server, httpx.Client(base_url=server.url) as client:
         login = client.get("/admin/login/")
         response = client.post("/admin/login/?next=/admin/", data={
             "username": "ana", "password": password, "csrfmiddlewaretoken": login.cookies["csrftoken"]})
         assert response.status_code == 302 and response.headers["location"] == "/admin/"
+        first = client.get("/admin/")
+        assert first.status_code == 302 and first.headers["location"] == "/admin/password_change/"
+
+
+def test_createstaff_refuses_where_no_data_folder_exists(tmp_path):
+    missing = tmp_path / "nowhere"
+    env = {"DATABASE_URL": ""}
+    result = stalwart("createstaff", "ana", data_dir=missing, env=env)
+    assert result.returncode == 2 and "no data folder" in result.stderr and not missing.exists()
 
 
 def test_dev_pair_signs_a_browser_in_once(data_dir):
@@ -71,7 +83,7 @@ def test_dev_pair_signs_a_browser_in_once(data_dir):
             token = form.cookies["csrftoken"]
             wrong = client.post("/pair/", data={"code": "000000" if code != "000000" else "111111",
                                                 "csrfmiddlewaretoken": token})
-            assert wrong.status_code == 400 and DETAIL_BAD_CODE in wrong.text
+            assert wrong.status_code == 400 and str(DETAIL_BAD_CODE) in wrong.text
             paired = client.post("/pair/", data={"code": code, "csrfmiddlewaretoken": token})
             assert paired.status_code == 302 and paired.headers["location"] == "/admin/"
             assert client.get("/admin/").status_code == 200

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from approvals.services import staff_create
+from approvals.services import staff_create, staff_database
 
 
 class Command(BaseCommand):
@@ -17,4 +17,5 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         password = staff_create(username=options["name"], operator=options["operator"])
         role = "operator" if options["operator"] else "approver"
+        self.stdout.write(f"Database: {staff_database()}")
         self.stdout.write(f"Created {role} '{options['name']}'. One-time password: {password}")
