@@ -3,12 +3,13 @@
 A thread's page shows its turns (messages), each run with its steps, their
 status, receipts and verdicts, the pauses and who answered them, and the
 events in order. The pause queue itself is the answering side's
-(``approvals.admin``), since answering needs ``approvals.answers``.
+(``approvals.admin.pauses``), since answering needs ``approvals.answers``.
 
-Rollback (the report and the operators' button) needs issue 8's
-``run_rollback`` service; the page keeps a marked place for it
-(``ROLLBACK_PENDING``) and shows a run's stored ``rollback`` report when one
-exists. It does not pretend to roll back.
+Operators roll a thread back from here: ``rollback_view`` shows what would
+be undone, and its CSRF-protected POST calls ``threads.engine.run_rollback``,
+the same service as ``POST /threads/{id}/rollback``; the permission
+(``threads.rollback_run``) is checked in the view, the template only hides
+the button.
 """
 
 from __future__ import annotations
