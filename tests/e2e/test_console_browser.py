@@ -1,6 +1,7 @@
 """The console in a real Chromium (Debian's, through Playwright) against a
 real ``stalwart serve``: a customer's charge pauses, staff approve it from the
-admin, a second answer is stale, the customer's late answer is 409; an
+admin, a second answer is stale, the customer's late answer is 409; an operator rolls
+a thread back from its page and the shop shows the refund; an
 approver may not withdraw; a pt-BR browser reads no English. Screenshots of
 the queue, a pause, a thread and the tools page, both languages, light and
 dark, go to ``screenshots/`` (ignored by git) to be looked at."""
@@ -121,6 +122,31 @@ def test_an_approver_approves_a_customers_charge_from_the_console(server, data_d
     assert "Withdrawals" not in page.inner_text("#content-main")
     response = page.goto(f"{server.url}/admin/catalogue/withdrawal/add/")
     assert response is not None and response.status == 403
+    context.close()
+    customer.close()
+
+
+def test_an_operator_rolls_back_from_the_thread_page_and_the_shop_shows_the_refund(server, data_dir, chromium):
+    shop.reset()
+    customer = Browser(server.url)
+    thread = f"undo-{uuid.uuid4().hex[:8]}"
+    pause = customer.say(thread, "charge 40 to order 4411").json()["waiting"][0]
+    assert customer.resume(thread, pause, "approve").status_code == 200
+    assert [c["kind"] for c in shop.charges("4411")] == ["charge"]
+    password = createstaff(data_dir, "olga", operator=True)
+
+    context = chromium.new_context(locale="en-US")
+    page = context.new_page()
+    sign_in(page, server.url, "olga", password)
+    page.goto(f"{server.url}/admin/threads/thread/{thread}/change/")
+    page.get_by_role("link", name="Roll back this thread…").click()
+    assert "Step 1: charge_card" in page.inner_text(".rollback-writes")
+    assert [c["kind"] for c in shop.charges("4411")] == ["charge"]  # asking changes nothing
+    page.get_by_role("button", name="Yes, roll back").click()
+    assert "Rolled back: 1 undone, 0 could not be undone, 0 stuck." in page.inner_text(".messagelist")
+    assert "Step 1, charge_card: undone by refund_card" in page.inner_text(".rollback-report")
+    assert [c["kind"] for c in shop.charges("4411")] == ["charge", "refund"]  # the shop shows the refund
+    assert shop.get_order("4411")["status"] == "refunded"
     context.close()
     customer.close()
 
