@@ -100,7 +100,15 @@ LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 
 
 def _markdown_files() -> list[Path]:
-    skip = {".git", ".venv", ".venv-django6", "node_modules", ".stalwart"}
+    """The project's own Markdown: tracked or new, never what git ignores (caches, venvs)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", "*.md"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    if listed.returncode == 0:
+        names = [n for n in listed.stdout.split("\0") if n]
+        return sorted(ROOT / n for n in names if (ROOT / n).exists())
+    skip = {".git", ".venv", ".venv-django6", "node_modules", ".stalwart", ".pytest_cache"}
     return sorted(p for p in ROOT.rglob("*.md") if not skip & set(p.relative_to(ROOT).parts))
 
 
