@@ -42,7 +42,11 @@ from threads.engine import (
     steps_cancel,
     token_for,
 )
-from threads.errors import NotFound
+from threads.engine.advance import advance_segment
+from threads.engine.events import events_batched
+from threads.engine.execute import Prepared
+from threads.engine.views import reply_and_view
+from threads.errors import NotFound, StalwartError
 from threads.models import PAUSE_ANSWERS, Interrupt, Run, Step, Thread
 from threads.texts import text
 from threads.tokens import token_matches
@@ -97,12 +101,51 @@ def interrupt_answer(
     answer: Any = None,
     answered_by: str = "",
     check_token: bool = True,
+    pause: Interrupt | None = None,
 ) -> Advance:
-    """Answer one pause of ``thread``; the others stay open."""
-    expire_questions(thread.id)
-    pause = Interrupt.objects.select_related("step").filter(pk=interrupt_id, thread=thread).first()
+    """Answer one pause of ``thread``; the others stay open.
+
+    The checks, the claim, the decision and what follows it up to the first
+    call to send (claimed, its receipt stored) commit together; the call is
+    sent after, and its outcome and the reply commit in the next transaction
+    (``run_advance``). A refused answer still commits what its checks closed
+    (a question past its time). ``pause``: the pause as the caller just read
+    it, with its step and run (the claim below still decides)."""
+    error: StalwartError | None = None
+    with transaction.atomic(), events_batched():
+        try:
+            advance, pause, go_on, prepared = _answer_unit(thread, interrupt_id, decision, token, answer,
+                                                           answered_by, check_token, pause)
+        except (NotFound, Stale, InvalidDecision, InvalidAnswer) as err:
+            error = err
+    if error is not None:
+        raise error
+    if advance.reply is not None:
+        return advance
+    if pause.kind == Interrupt.Kind.DELEGATE and decision == "approve":
+        return delegate_run(pause.run, advance)
+    if pause.kind == Interrupt.Kind.ASK and pause.payload.get("delegate"):
+        # The model asked: its questions and the person's answers go back to it.
+        return delegate_run(pause.run, advance)
+    if pause.kind == Interrupt.Kind.SAGA_STUCK or (pause.kind == Interrupt.Kind.CONFIRM and decision == "cancel_all"):
+        return saga_run(pause.run_id, advance=advance)  # undo what the run did (SPEC §8), after the claim
+    if go_on:
+        return run_advance(pause.run_id, advance=advance, run=pause.run, prepared=prepared)
+    return reply_write(advance)
+
+
+def _answer_unit(thread: Thread, interrupt_id: str, decision: str, token: str, answer: Any, answered_by: str,
+                 check_token: bool, pause: Interrupt | None) -> tuple[Advance, Interrupt, bool, Prepared | None]:
+    """Inside the answer's transaction: the checks, the claim, the decision,
+    and for a run of planned steps the steps that follow up to the first call
+    to send, or the reply when nothing is to be sent."""
+    if pause is None or pause.pk != interrupt_id or pause.thread_id != thread.pk:
+        pause = Interrupt.objects.select_related("step", "run").filter(pk=interrupt_id, thread=thread).first()
     if pause is None:
         raise NotFound(DETAIL_NO_PAUSE)
+    # A question past its deadline closes as the sweep would close it (SPEC §7.5).
+    if pause.status == Interrupt.Status.OPEN:
+        expire_questions(thread.id, [pause])
     if pause.status != Interrupt.Status.OPEN:
         raise Stale(DETAIL_STALE, **stale_body(pause, thread.id))
     if check_token and not token_matches(token_for(pause), token):
@@ -115,27 +158,24 @@ def interrupt_answer(
         raise InvalidAnswer(DETAIL_UNENCODABLE)
     value = _answer_value(pause, answer) if pause.kind == Interrupt.Kind.ASK else None
 
-    advance = Advance(run=pause.run)
-    go_on = False
-    with transaction.atomic():
-        claimed = interrupt_claim(pause=pause, decision=decision, answer=answer, answered_by=answered_by)
-        if claimed:
-            event_append(thread.id, EventType.ANSWERED, {"interrupt": pause.id, "status": "answered",
-                                                         "decision": decision, "by": answered_by or None})
-            go_on = _apply(pause, decision, value, advance)
-    if not claimed:
+    run = pause.run
+    advance = Advance(run=run, view_wanted=True)
+    if not interrupt_claim(pause=pause, decision=decision, answer=answer, answered_by=answered_by):
         # Lost the race: another answer (on this worker or another) took the claim first.
         raise Stale(DETAIL_STALE, **stale_body(pause, thread.id))
-    if pause.kind == Interrupt.Kind.DELEGATE and decision == "approve":
-        return delegate_run(pause.run, advance)
-    if pause.kind == Interrupt.Kind.ASK and pause.payload.get("delegate"):
-        # The model asked: its questions and the person's answers go back to it.
-        return delegate_run(pause.run, advance)
-    if pause.kind == Interrupt.Kind.SAGA_STUCK or (pause.kind == Interrupt.Kind.CONFIRM and decision == "cancel_all"):
-        return saga_run(pause.run_id, advance=advance)  # undo what the run did (SPEC §8), after the claim
-    if go_on:
-        return run_advance(pause.run_id, advance=advance)
-    return reply_write(advance)
+    event_append(thread.id, EventType.ANSWERED, {"interrupt": pause.id, "status": "answered",
+                                                 "decision": decision, "by": answered_by or None})
+    go_on = _apply(pause, decision, value, advance)
+    planned = pause.kind in (Interrupt.Kind.CONFIRM, Interrupt.Kind.OUTCOME_UNKNOWN) or (
+        pause.kind == Interrupt.Kind.ASK and not pause.payload.get("delegate"))
+    prepared = None
+    if planned and not run.plan.get("steps") and not (pause.kind == Interrupt.Kind.CONFIRM and decision == "cancel_all"):
+        if go_on:
+            agent = registry.get_agent(run.agent)
+            prepared = advance_segment(run, agent, registry.withdrawn_tools(agent), advance, first=pause.step)
+        if prepared is None:
+            reply_and_view(advance)
+    return advance, pause, go_on, prepared
 
 
 def interrupt_claim(*, pause: Interrupt, decision: str, answer: Any, answered_by: str) -> bool:

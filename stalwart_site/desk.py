@@ -81,27 +81,56 @@ class Desk:
 
         return open_pauses(thread_access(thread_id=thread, session=self.session).id)
 
-    def resume(self, thread: str, interrupt_id: str, decision: str, token: str | None = None,
-               answer: Any = None) -> Reply:
-        from approvals.answers import interrupt_answer
-        from threads.selectors import answer_view, thread_access
+    def _open(self, thread: str) -> tuple[Any, list[dict[str, Any]]]:
+        """The thread (this session's) and what waits in it, read in one transaction."""
+        from django.db import transaction
 
-        t = thread_access(thread_id=thread, session=self.session)
-        if token is None:
-            token = next((p["token"] for p in self.waiting(thread) if p["id"] == interrupt_id), "")
-        advance = interrupt_answer(thread=t, interrupt_id=interrupt_id, decision=decision, token=token,
-                                   answer=answer, answered_by="desk")
+        from threads.engine import open_pauses
+        from threads.selectors import thread_access
+
+        with transaction.atomic():
+            t = thread_access(thread_id=thread, session=self.session)
+            return t, open_pauses(t.id)
+
+    def _answer(self, thread: Any, interrupt_id: str, decision: str, token: str, answer: Any,
+                pause: Any = None) -> Reply:
+        from approvals.answers import interrupt_answer
+        from threads.selectors import answer_view
+
+        advance = interrupt_answer(thread=thread, interrupt_id=interrupt_id, decision=decision, token=token,
+                                   answer=answer, answered_by="desk", pause=pause)
         return Reply.of(answer_view(advance))
 
+    def resume(self, thread: str, interrupt_id: str, decision: str, token: str | None = None,
+               answer: Any = None) -> Reply:
+        t, open_ = self._open(thread)
+        if token is None:
+            token = next((p["token"] for p in open_ if p["id"] == interrupt_id), "")
+        return self._answer(t, interrupt_id, decision, token, answer)
+
     def confirm(self, thread: str, decision: str, waiting: str | None = None, answer: Any = None) -> Reply:
-        """Answer the pause ``waiting`` (an id), or the first that waits."""
-        open_ = self.waiting(thread)
-        if not open_:
+        """Answer the pause ``waiting`` (an id), or the first that waits: found
+        with its thread in one read, and answered with the token it shows."""
+        import secrets as _secrets
+
+        from threads.engine import expire_questions, token_for
+        from threads.errors import NotFound
+        from threads.models import Interrupt
+        from threads.selectors import thread_access
+
+        pauses = list(Interrupt.objects.select_related("thread", "step", "run")
+                      .filter(thread_id=thread, status=Interrupt.Status.OPEN).order_by("created_at", "id"))
+        if pauses and not _secrets.compare_digest(pauses[0].thread.session_hash, self._session_hash):
+            raise NotFound()  # another session's thread: the same 404 as one that does not exist
+        if expire_questions(thread, pauses):  # questions past their time close first
+            pauses = [p for p in pauses if p.status == Interrupt.Status.OPEN]
+        if not pauses:
+            thread_access(thread_id=thread, session=self.session)  # a 404 for a thread not this session's
             raise LookupError(f"nothing waits in thread {thread!r}: call say() first")
-        pause = next((p for p in open_ if p["id"] == waiting), None) if waiting else open_[0]
+        pause = next((p for p in pauses if p.id == waiting), None) if waiting else pauses[0]
         if pause is None:
             raise LookupError(f"no open pause {waiting!r} in thread {thread!r}")
-        return self.resume(thread, pause["id"], decision, pause["token"], answer)
+        return self._answer(pause.thread, pause.id, decision, token_for(pause), answer, pause=pause)
 
     def answer(self, thread: str, text: str | None = None, index: int | None = None) -> Reply:
         """Answer the first open question (``ask``)."""

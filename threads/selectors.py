@@ -14,9 +14,10 @@ from django.http import HttpRequest
 
 from threads.context import HEADER as CONTEXT_HEADER
 from threads.context import ContextTokenError, context_read
-from threads.engine import Advance, open_pauses
+from threads.engine import Advance
+from threads.engine.views import answer_data
 from threads.errors import BadRequest, ContextInvalid, NotFound
-from threads.models import Receipt, Step, Thread
+from threads.models import Thread
 
 security = logging.getLogger("stalwart.security")
 log = logging.getLogger("stalwart")
@@ -101,48 +102,8 @@ def context_of(request: HttpRequest, body_context: dict[str, Any] | None) -> tup
     return dict(signed.ctx), list(signed.priv)
 
 
-def step_view(step: Step, verdict: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "step": step.index, "tool": step.tool, "kind": step.kind, "status": step.status,
-        "arguments": step.arguments, "reasons": step.reasons,
-    }
-    if step.undo_of_id is not None:
-        out["undo_of"] = step.undo_of.index if step.undo_of else None
-    if verdict:
-        out["verdict"] = verdict  # the effect verdict of its last receipt (SPEC §9)
-    if step.result is not None:
-        out["result"] = step.result
-    if step.error:
-        out["error"] = step.error
-    if step.rule:
-        out["rule"] = step.rule
-    return out
-
-
-def refusals_of(steps: list[Step]) -> list[dict[str, Any]]:
-    return [
-        {"tool": s.tool, "rule": s.rule, "sentence": s.sentence, "step": s.index}
-        for s in steps if s.status == Step.Status.REFUSED
-    ]
-
-
 def answer_view(advance: Advance, *, not_notified: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """SPEC §10's message answer."""
-    run = advance.run
-    run.refresh_from_db()
-    reply = advance.reply
-    steps = list(run.steps.select_related("undo_of").order_by("index"))
-    verdicts = dict(Receipt.objects.filter(step__run=run).exclude(verdict__in=["", Receipt.Verdict.PENDING])
-                    .order_by("created_at").values_list("step_id", "verdict"))
-    return {
-        "thread": run.thread_id,
-        "run": run.id,
-        "status": run.status,
-        "reply": {"id": reply.id, "text": reply.text} if reply else None,
-        "waiting": open_pauses(run.thread_id),
-        "refusals": refusals_of(steps),
-        "rollback": run.rollback,
-        "steps": [step_view(s, verdicts.get(s.pk)) for s in steps],
-        "health": run.health or "ok",
-        "not_notified": not_notified or [],
-    }
+    """SPEC §10's message answer: as the engine's last transaction saw it, or read now."""
+    data = dict(advance.view) if advance.view is not None else answer_data(advance)
+    data["not_notified"] = not_notified or []
+    return data

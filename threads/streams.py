@@ -116,6 +116,13 @@ class ThreadFeed:
                 return out
 
     async def accept(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        """A live message holds one transaction's events (``events``), or one event."""
+        out: list[dict[str, Any]] = []
+        for one in message.get("events") or [message]:
+            out.extend(await self._accept_one(one))
+        return out
+
+    async def _accept_one(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         seq = int(message["seq"])
         if seq <= self.last:
             return []  # already sent by the replay (or a duplicate publish)

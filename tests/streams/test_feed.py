@@ -55,6 +55,40 @@ def test_live_events_already_replayed_are_dropped_and_a_gap_is_read_back_from_th
     assert asyncio.run(run()) == ([3, 4, 5], [], [6, 7], [])
 
 
+def test_one_transactions_events_arrive_as_one_message_and_play_in_order():
+    from threads.engine.events import events_batched
+
+    make_thread(events=1)
+    with transaction.atomic(), events_batched():
+        for step in (2, 3, 4):
+            event_append("feed-1", EventType.STEP, {"step": step})
+    batch = {"type": "thread.event", "events": [
+        {"seq": seq, "event": "step", "data": {"step": seq}} for seq in (2, 3, 4)]}
+
+    async def run() -> tuple[list[int], list[int], list[int]]:
+        feed = ThreadFeed("feed-1", 1)
+        first = [e["id"] for e in await feed.accept(batch)]
+        again = [e["id"] for e in await feed.accept(batch)]  # a duplicate publish: nothing twice
+        behind = ThreadFeed("feed-1", 0)  # missed seq 1: read back before the batch
+        caught = [e["id"] for e in await behind.accept(batch)]
+        return first, again, caught
+
+    assert asyncio.run(run()) == ([2, 3, 4], [], [1, 2, 3, 4])
+    assert list(Thread.objects.get(pk="feed-1").events.order_by("seq").values_list("seq", "data__step")) == [
+        (1, 1), (2, 2), (3, 3), (4, 4)]
+
+
+def test_a_batch_that_raises_writes_no_event():
+    from threads.engine.events import events_batched
+
+    make_thread(events=1)
+    with pytest.raises(RuntimeError), transaction.atomic(), events_batched():
+        event_append("feed-1", EventType.STEP, {"step": 2})
+        raise RuntimeError("the change failed")
+    thread = Thread.objects.get(pk="feed-1")
+    assert (thread.event_seq, thread.events.count()) == (1, 1)
+
+
 def _append() -> None:
     with transaction.atomic():
         event_append("feed-1", EventType.STEP, {"step": 0})

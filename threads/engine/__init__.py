@@ -12,17 +12,21 @@ carried on from its rows alone, by whichever worker receives the answer.
 Modules, lowest first: ``lifecycle`` (the one place a run's or a step's
 status changes), ``events`` (the thread's numbered trace), ``hooks`` (who is
 told of a new pause), ``values`` (arguments as the tool takes them),
-``replies``, ``pauses``, ``deadlines`` (pauses closed past their deadline,
+``replies``, ``pauses``, ``views`` (the answer a person sees), ``deadlines`` (pauses closed past their deadline,
 escalations), ``lease`` (who runs a step, and whether they live),
 ``execute`` (a call, its receipt and verdict), ``saga`` (undoing a run's
 writes; operator rollback), ``teamsteps`` (a team's own steps function,
 replayed from its journal), ``advance``, ``reconcile`` (the sweep: steps whose
 worker died), ``delegate`` (the model hand-off), ``turns``.
 
-Transactions: each state change (with its events) commits on its own. A
-tool's effect cannot be rolled back with the database, so a write's step is
-marked ``running`` and its receipt stored *before* it is sent, and its outcome
-recorded in a second transaction after.
+Transactions: one per stretch of work between two calls sent. A turn that
+pauses is one transaction (thread, run, steps, the pause, its events and the
+reply); an answer's claim commits with its decision and, when a call follows,
+with that call claimed ``running`` and its receipt stored, *before* it is
+sent; the call's outcome commits with the decisions after it and the reply.
+No tool is called inside a transaction. A transaction's events are written
+and published together (``events.events_batched``), and the answer a person
+sees is read in the last transaction (``views``), not after it.
 """
 
 from threads.engine.advance import run_advance

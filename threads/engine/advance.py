@@ -4,22 +4,34 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
+
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.check import SENTENCE_WITHDRAWN, check_call
-from threads.engine.execute import step_execute, step_refuse
+from threads.engine.events import events_batched
+from threads.engine.execute import Prepared, prepared_send, sent_record, step_prepare, step_refuse
 from threads.engine.lifecycle import FINISHED, Advance, run_status_set
 from threads.engine.pauses import pause_open
-from threads.engine.replies import reply_write
 from threads.engine.teamsteps import flow_advance
 from threads.engine.values import resolve, shown
+from threads.engine.views import reply_and_view
 from threads.models import Interrupt, Run, Step
 from threads.texts import text
 
 
-def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: frozenset[str] | None = None) -> Advance:
-    """Take the run's steps in order until one waits or all are done."""
-    run = Run.objects.get(pk=run_id)
+def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: frozenset[str] | None = None,
+                run: Run | None = None, prepared: Prepared | None = None) -> Advance:
+    """Take the run's steps in order until one waits or all are done.
+
+    One transaction per call sent: what a call did is recorded together with
+    the decisions that follow it (the next step refused, paused, or claimed
+    with its receipt stored), and the reply is written in the last one. Calls
+    are sent between transactions, never inside one. ``prepared`` is a step
+    the caller claimed in its own transaction (already committed): it is sent
+    first.
+    """
+    run = run or Run.objects.get(pk=run_id)
     if run.plan.get("steps"):  # a team's own steps function (SPEC §7.3), replayed from its journal
         return flow_advance(run_id, advance=advance, withdrawn=withdrawn, run=run)
     advance = advance or Advance(run=run)
@@ -27,44 +39,73 @@ def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: froze
     agent = registry.get_agent(run.agent)
     if withdrawn is None:
         withdrawn = registry.withdrawn_tools(agent)
-    first = True
+    if prepared is None:
+        with transaction.atomic(), events_batched():
+            prepared = advance_segment(run, agent, withdrawn, advance)
+            if prepared is None:
+                reply_and_view(advance)
+                return advance
     while True:
-        if not first:
-            run.refresh_from_db()
-        first = False
+        advance.sent = True
+        sent = prepared_send(agent, prepared)
+        with transaction.atomic(), events_batched():
+            run.refresh_from_db()  # a new turn or a cancel may have come while the call ran
+            go_on = sent_record(run, agent, sent, advance)
+            prepared = advance_segment(run, agent, withdrawn, advance) if go_on else None
+            if prepared is None:
+                reply_and_view(advance)
+                return advance
+
+
+def advance_segment(run: Run, agent: AgentSpec, withdrawn: frozenset[str], advance: Advance,
+                    steps: list[Step] | None = None, first: Step | None = None) -> Prepared | None:
+    """Inside the caller's transaction: decide the run's next steps until one
+    waits, all are done, or one must be sent; that one is returned claimed,
+    its receipt stored (``execute.step_prepare``). ``steps`` are the run's
+    steps when the caller holds them all (a run just made); ``first`` is the
+    step the run waited on, just answered (every earlier one is finished)."""
+    while True:
         if run.status in (Run.Status.CANCELLED, Run.Status.SUPERSEDED):
-            break
-        step = run.steps.exclude(status__in=FINISHED).order_by("index").first()
+            return None
+        if first is not None and first.status not in FINISHED:
+            step, first = first, None
+        elif steps is not None:
+            step = min((s for s in steps if s.status not in FINISHED), key=lambda s: s.index, default=None)
+        else:
+            step = run.steps.exclude(status__in=FINISHED).order_by("index").first()
         if step is None:
             run_status_set(run, Run.Status.DONE)
-            break
+            return None
         if step.status == Step.Status.WAITING:
-            break  # something waits for a person
+            return None  # something waits for a person
         if step.status == Step.Status.RUNNING:
             # Its worker carries it on; if that worker died, the sweep finds its
             # lapsed lease (threads.engine.reconcile). Never resent from here.
-            break
+            return None
         if step.status == Step.Status.APPROVED:
             if step.tool in withdrawn:
                 # Withdrawn while it waited: refused before anything else, even an approval.
                 step_refuse(run, step, "withdrawn", SENTENCE_WITHDRAWN.format(tool=step.tool), advance)
                 continue
-            if not step_execute(run, step, agent, advance):
-                break
-            continue
-        if not step_decide(run, step, agent, withdrawn, advance):
-            break
-    return reply_write(advance)
+            go = step_prepare(run, step, agent, advance)
+        else:
+            go = step_decide(run, step, agent, withdrawn, advance)
+        if isinstance(go, Prepared):
+            return go
+        if not go:
+            return None
 
 
-def step_decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str], advance: Advance) -> bool:
-    """Check a planned step; run it, refuse it or pause it. True to go on."""
+def step_decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str],
+                advance: Advance) -> Prepared | bool:
+    """Check a planned step; claim it to run, refuse it or pause it. True to go on."""
     lang = run.language
     tool = agent.tool(step.tool)
     # An argument the turn left out: ask for it first (SPEC §5, §7.5).
     ask = pending_ask(run, step, agent)
     if ask is not None:
-        pause_open(run=run, step=step, kind=Interrupt.Kind.ASK, tool=step.tool, payload=ask)
+        pause_open(run=run, step=step, kind=Interrupt.Kind.ASK, tool=step.tool, payload=ask,
+                   fresh=advance.steps is not None, advance=advance)
         advance.lines.append(text(lang, "waiting_ask", prompt=ask["question"]))
         return False
     arguments, missing_from = resolve(run, step, tool)
@@ -88,7 +129,8 @@ def step_decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str
     step.irreversible = verdict.irreversible
     if verdict.action == "confirm":
         assert tool is not None
-        pause_open(run=run, step=step, kind=Interrupt.Kind.CONFIRM, tool=step.tool, payload={
+        pause_open(run=run, step=step, kind=Interrupt.Kind.CONFIRM, tool=step.tool,
+                   fresh=advance.steps is not None, advance=advance, payload={
             "question": tool.confirm or text(lang, "confirm_question", tool=step.tool),
             "arguments": shown(step.arguments, tool),
             "reasons": list(verdict.reasons),
@@ -96,7 +138,7 @@ def step_decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str
         })
         advance.lines.append(text(lang, "waiting_confirm", tool=step.tool))
         return False
-    return step_execute(run, step, agent, advance)
+    return step_prepare(run, step, agent, advance)
 
 
 def pending_ask(run: Run, step: Step, agent: AgentSpec) -> dict[str, Any] | None:

@@ -3,23 +3,29 @@
 An event is written in the same transaction as the state it describes and
 published to the channel layer with ``transaction.on_commit``, so a stream
 never shows a step that rolled back. Event ids are the thread's own sequence
-(an UPDATE ... + 1 on the thread row takes its lock), gap-free and ordered
-even across workers.
+(an UPDATE ... + n on the thread row takes its lock), gap-free and ordered
+even across workers. The engine batches a transaction's events
+(``events_batched``): one UPDATE, one INSERT and one channel-layer message
+for all of them.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import models, transaction
-from django.db.models import F
+from django.db import connection, models, transaction
 
 from threads.models import Event, Thread
 
 log = logging.getLogger("stalwart.engine")
+_local = threading.local()
 
 
 class EventType(models.TextChoices):
@@ -36,12 +42,73 @@ class EventType(models.TextChoices):
 
 
 def event_append(thread_id: str, type_: EventType, data: dict[str, Any]) -> Event:
-    """Append to the thread's trace; call inside the transaction that made the change."""
-    Thread.objects.filter(pk=thread_id).update(event_seq=F("event_seq") + 1)
-    seq = Thread.objects.values_list("event_seq", flat=True).get(pk=thread_id)
-    event = Event.objects.create(thread_id=thread_id, seq=seq, type=EventType(type_).value, data=data)
-    transaction.on_commit(lambda: _publish(thread_id, event))
+    """Append to the thread's trace; call inside the transaction that made the change.
+
+    Inside ``events_batched`` the event waits in the batch and is written with
+    the others when the batch closes (still inside the transaction); outside
+    one it is written at once.
+    """
+    event = Event(thread_id=thread_id, type=EventType(type_).value, data=data)
+    batch = getattr(_local, "batch", None)
+    if batch is not None:
+        batch.append(event)
+    else:
+        _write(thread_id, [event])
     return event
+
+
+class _Batch:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def append(self, event: Event) -> None:
+        self.events.append(event)
+
+    def write(self) -> None:
+        by_thread: dict[str, list[Event]] = {}
+        for event in self.events:
+            by_thread.setdefault(event.thread_id, []).append(event)
+        for thread_id, events in by_thread.items():
+            _write(thread_id, events)
+
+
+@contextmanager
+def events_batched() -> Iterator[None]:
+    """Events appended in the block are written together as it closes: one
+    UPDATE of the thread's sequence and one INSERT for all of them, published
+    in one message after commit. Use inside the block's transaction
+    (``with transaction.atomic(), events_batched():``); a block that raises
+    writes nothing, as its transaction writes nothing. Nested blocks join the
+    outer one."""
+    if getattr(_local, "batch", None) is not None:
+        yield
+        return
+    batch = _Batch()
+    _local.batch = batch
+    try:
+        yield
+        _local.batch = None
+        batch.write()
+    finally:
+        _local.batch = None
+
+
+def _write(thread_id: str, events: list[Event]) -> None:
+    """Number ``events`` after the thread's last (the UPDATE takes the thread
+    row's lock, so numbers are gap-free and ordered across workers), store
+    them in one INSERT, and publish them once the transaction commits."""
+    thread_table = connection.ops.quote_name(Thread._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {thread_table} SET event_seq = event_seq + %s WHERE id = %s RETURNING event_seq",
+                       [len(events), thread_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Thread.DoesNotExist(f"thread {thread_id} does not exist")
+    first = int(row[0]) - len(events) + 1
+    for offset, event in enumerate(events):
+        event.seq = first + offset
+    Event.objects.bulk_create(events)
+    transaction.on_commit(partial(_publish, thread_id, events))
 
 
 def thread_group(thread_id: str) -> str:
@@ -49,14 +116,17 @@ def thread_group(thread_id: str) -> str:
     return "thread." + "".join(c if c.isalnum() or c in "-_." else "_" for c in thread_id)[:90]
 
 
-def _publish(thread_id: str, event: Event) -> None:
-    """Tell live listeners (SSE, WebSocket) after commit."""
+def _publish(thread_id: str, events: list[Event]) -> None:
+    """Tell live listeners (SSE, WebSocket) after commit: one message for the
+    transaction's events of this thread, in order."""
     try:
         layer = get_channel_layer()
         if layer is None:
             return
-        async_to_sync(layer.group_send)(
-            thread_group(thread_id), {"type": "thread.event", "seq": event.seq, "event": event.type, "data": event.data}
-        )
+        async_to_sync(layer.group_send)(thread_group(thread_id), {
+            "type": "thread.event",
+            "events": [{"seq": e.seq, "event": e.type, "data": e.data} for e in events],
+        })
     except Exception:  # the run has committed: a channel layer that is down must not undo the answer
-        log.warning("could not publish event %s of thread %s", event.seq, thread_id, exc_info=True)
+        log.warning("could not publish events %s-%s of thread %s", events[0].seq, events[-1].seq, thread_id,
+                    exc_info=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -25,8 +26,8 @@ from catalogue.bindings import Outcome, invoke
 from catalogue.check import SENTENCE_UNKNOWN
 from catalogue.tools import Tool
 from threads import verdicts as V
-from threads.engine.events import EventType, event_append
-from threads.engine.lease import lease_release
+from threads.engine.events import EventType, event_append, events_batched
+from threads.engine.lease import lease_release, lease_take
 from threads.engine.lifecycle import Advance, run_status_set, step_status_set, steps_cancel
 from threads.engine.pauses import pause_open
 from threads.engine.values import coerce, compensation_resolve, jsonable, resolve, shown
@@ -41,33 +42,89 @@ RETRY_BACKOFF_SECONDS = 0.2
 SECRET_SHOWN = "(secret)"
 
 
+@dataclass
+class Prepared:
+    """A step claimed ``running`` under this worker's lease, its receipt stored
+    (a write), committed and ready to send."""
+
+    step: Step
+    tool: Tool
+    values: dict[str, Any]
+    receipt: Receipt | None
+    key: str | None
+
+
+@dataclass
+class Sent:
+    """What came back from a prepared call (and its probe), to record."""
+
+    prepared: Prepared
+    outcome: Outcome
+    attempts: int
+    matches: int | None
+    evidence: str
+
+
 def step_execute(run: Run, step: Step, agent: AgentSpec, advance: Advance) -> bool:
-    """Run one step's call. True to go on with the next step."""
+    """Run one step's call in three parts: claim it and store its receipt
+    (one transaction), send it (none), record its outcome (another). True to
+    go on with the next step."""
+    with transaction.atomic(), events_batched():
+        prepared = step_prepare(run, step, agent, advance)
+    if not isinstance(prepared, Prepared):
+        return prepared
+    sent = prepared_send(agent, prepared)
+    with transaction.atomic(), events_batched():
+        return sent_record(run, agent, sent, advance)
+
+
+def step_prepare(run: Run, step: Step, agent: AgentSpec, advance: Advance) -> Prepared | bool:
+    """Inside the caller's transaction: claim ``step`` (of two workers carrying
+    the same run on, one wins) and store a write's receipt, both made durable
+    by that transaction's commit, before anything is sent. The claimed step,
+    or True to go on (the step was refused) / False to stop."""
     tool = agent.tool(step.tool)
     if tool is None:  # gone from the agent file since it was planned
         step_refuse(run, step, "unknown_tool", SENTENCE_UNKNOWN.format(tool=step.tool), advance)
         return True
     values = call_values(run, step, tool)
+    lease_take(step)
+    # The step's own claim, with what the check filled in on it, in one conditional UPDATE.
+    if not Step.objects.filter(pk=step.pk, status=step.status, generation=step.generation).update(
+            status=Step.Status.RUNNING, arguments=step.arguments, reasons=step.reasons,
+            irreversible=step.irreversible, lease_owner=step.lease_owner, lease_at=step.lease_at,
+            updated_at=timezone.now()):
+        log.warning("step %s of run %s was started elsewhere; not sent again", step.index, run.id)
+        return False
+    step.status = Step.Status.RUNNING
     receipt = None
     key = None
     if tool.is_write:
-        receipt, mismatch = receipt_before_send(run, step, tool, values, agent)
+        # The step is ours (its row locked until commit): no other worker stores this receipt now.
+        receipt, mismatch = receipt_before_send(run, step, tool, values, agent, claimed=True)
         if mismatch:
             return unsafe_retry_stop(run, step, receipt, advance)
         key = receipt.idempotency_key or None
         if key and tool.idempotency and tool.idempotency.get("argument"):
             values[str(tool.idempotency["argument"])] = key
-    with transaction.atomic():
-        # The step's own claim: of two workers carrying the same run on, one sends.
-        if not Step.objects.filter(pk=step.pk, status=step.status, generation=step.generation).update(
-                status=Step.Status.RUNNING, updated_at=timezone.now()):
-            log.warning("step %s of run %s was started elsewhere; not sent again", step.index, run.id)
-            return False
-        Run.objects.filter(pk=run.pk).update(updated_at=timezone.now())
-        step_status_set(step, Step.Status.RUNNING)
-        event_append(run.thread_id, EventType.STEP, step_data(step, agent))
-    outcome, attempts = send(tool, values, key)
-    return effect_record(run, step, tool, agent, values, receipt, outcome, attempts, advance)
+    event_append(run.thread_id, EventType.STEP, step_data(step, agent))
+    return Prepared(step=step, tool=tool, values=values, receipt=receipt, key=key)
+
+
+def prepared_send(agent: AgentSpec, prepared: Prepared) -> Sent:
+    """Send the call and, for a write with a ``verify`` probe, ask it: outside any transaction."""
+    outcome, attempts = send(prepared.tool, prepared.values, prepared.key)
+    matches, evidence = None, outcome.transport
+    if prepared.receipt is not None and prepared.tool.verify and (outcome.ok or outcome.ambiguous):
+        matches, evidence = probe(agent, prepared.tool, prepared.values, jsonable(outcome.result))
+    return Sent(prepared, outcome, attempts, matches, evidence)
+
+
+def sent_record(run: Run, agent: AgentSpec, sent: Sent, advance: Advance) -> bool:
+    """Inside the caller's transaction: what the sent call did. True to go on."""
+    p = sent.prepared
+    return effect_record(run, p.step, p.tool, agent, p.values, p.receipt, sent.outcome, sent.attempts, advance,
+                         probed=(sent.matches, sent.evidence))
 
 
 def call_values(run: Run, step: Step, tool: Tool) -> dict[str, Any]:
@@ -103,14 +160,22 @@ def probe(agent: AgentSpec, tool: Tool, values: dict[str, Any], result: Any) -> 
 
 
 def effect_record(run: Run, step: Step, tool: Tool, agent: AgentSpec, values: dict[str, Any],
-                  receipt: Receipt | None, outcome: Outcome, attempts: int, advance: Advance) -> bool:
-    """Record what a call did, by its verdict. True to go on with the next step."""
+                  receipt: Receipt | None, outcome: Outcome, attempts: int, advance: Advance,
+                  probed: tuple[int | None, str] | None = None) -> bool:
+    """Record what a call did, by its verdict. True to go on with the next step.
+
+    ``probed`` is the ``verify`` probe's answer when the caller asked it
+    already (outside its transaction); else it is asked here, before the
+    record's transaction."""
     lang = run.language
-    matches, evidence = None, outcome.transport
-    if receipt is not None and tool.verify and (outcome.ok or outcome.ambiguous):
-        matches, evidence = probe(agent, tool, values, jsonable(outcome.result))
+    if probed is not None:
+        matches, evidence = probed
+    else:
+        matches, evidence = None, outcome.transport
+        if receipt is not None and tool.verify and (outcome.ok or outcome.ambiguous):
+            matches, evidence = probe(agent, tool, values, jsonable(outcome.result))
     verdict = V.verdict(transport=outcome.transport, matches=matches) if receipt is not None else None
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         if receipt is not None:
             Receipt.objects.filter(pk=receipt.pk).update(
                 attempts=F("attempts") + attempts, transport=outcome.transport, verdict=verdict or "",
@@ -185,7 +250,7 @@ def _unhealthy(run: Run, verdict: str) -> None:
 
 
 def receipt_before_send(run: Run, step: Step, tool: Tool, values: dict[str, Any], agent: AgentSpec,
-                        operation_id: str | None = None) -> tuple[Receipt, bool]:
+                        operation_id: str | None = None, claimed: bool = False) -> tuple[Receipt, bool]:
     """Store the intent before the write is sent (SPEC §9); the operation id
     and idempotency key are stable for the step across retries. True with it
     when the same operation was stored before with another request hash or key."""
@@ -193,17 +258,22 @@ def receipt_before_send(run: Run, step: Step, tool: Tool, values: dict[str, Any]
     secret = agent.secrets.get(tool.name, frozenset())
     rhash = request_hash(tool.name, values, secret | {str((tool.idempotency or {}).get("argument"))})
     key = operation_id if tool.idempotency else ""
-    receipt, created = Receipt.objects.get_or_create(
-        operation_id=operation_id,
-        defaults={"step": step, "tool": tool.name, "request_hash": rhash, "idempotency_key": key},
-    )
+    defaults = {"step": step, "tool": tool.name, "request_hash": rhash, "idempotency_key": key}
+    if claimed:
+        # The caller holds the step's claim in this transaction: no one else
+        # can store this operation now, so no savepoint is needed around it.
+        found = Receipt.objects.filter(operation_id=operation_id).first()
+        receipt, created = (found, False) if found else (Receipt.objects.create(operation_id=operation_id,
+                                                                                **defaults), True)
+    else:
+        receipt, created = Receipt.objects.get_or_create(operation_id=operation_id, defaults=defaults)
     mismatch = not created and (receipt.request_hash != rhash or receipt.idempotency_key != key)
     return receipt, mismatch
 
 
 def unsafe_retry_stop(run: Run, step: Step, receipt: Receipt, advance: Advance) -> bool:
     """The same operation with another request or key: stop, send nothing (SPEC §9)."""
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         Receipt.objects.filter(pk=receipt.pk).update(verdict=V.UNSAFE_RETRY,
                                                      evidence="stored with another request hash or key")
         step.error = "unsafe_retry: the operation was stored with another request"
@@ -220,7 +290,7 @@ def unsafe_retry_stop(run: Run, step: Step, receipt: Receipt, advance: Advance) 
 def outcome_unknown(run: Run, step: Step, tool: Tool | None, advance: Advance, error: str) -> None:
     """A write that may or may not have taken effect waits for a person."""
     step.error = error
-    pause_open(run=run, step=step, kind=Interrupt.Kind.OUTCOME_UNKNOWN, tool=step.tool, payload={
+    pause_open(run=run, step=step, kind=Interrupt.Kind.OUTCOME_UNKNOWN, tool=step.tool, advance=advance, payload={
         "question": text(run.language, "waiting_outcome", tool=step.tool),
         "arguments": shown(step.arguments, tool) if tool else step.arguments,
         "reasons": ["outcome_unknown"],
@@ -230,7 +300,7 @@ def outcome_unknown(run: Run, step: Step, tool: Tool | None, advance: Advance, e
 
 
 def step_refuse(run: Run, step: Step, rule: str, sentence: str, advance: Advance) -> None:
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         step_status_set(step, Step.Status.REFUSED, rule=rule, sentence=sentence)
         event_append(run.thread_id, EventType.REFUSED,
                      {"step": step.index, "tool": step.tool, "rule": step.rule, "sentence": step.sentence})

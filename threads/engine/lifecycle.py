@@ -17,6 +17,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.utils import timezone
 
@@ -61,6 +62,14 @@ class Advance:
     run: Run
     lines: list[str] = field(default_factory=list)
     reply: Message | None = None
+    # What the engine holds in memory when it knows it whole: the run's steps
+    # (a run made in this call, nothing sent) and the thread's open pauses
+    # (a new turn closed the others). None: read them back.
+    steps: list[Step] | None = None
+    waiting: list[Interrupt] | None = None
+    sent: bool = False  # a call was sent in this call into the engine
+    view_wanted: bool = False  # a person waits for the answer: read it in the last transaction
+    view: dict[str, Any] | None = None
 
 
 def run_status_set(run: Run | str, status: str, *, only_from: Iterable[str] | None = None) -> bool:

@@ -20,16 +20,19 @@ from catalogue.questions import is_timed_out
 from threads.engine.deadlines import pause_expire, pause_times
 from threads.engine.events import EventType, event_append
 from threads.engine.hooks import pause_opened
-from threads.engine.lifecycle import run_status_set, step_status_set
+from threads.engine.lifecycle import Advance, run_status_set, step_status_set
 from threads.models import PAUSE_ANSWERS, Interrupt, Run, Step
 from threads.tokens import pause_id, pause_token
 
 
 def pause_open(
-    *, run: Run, step: Step | None, kind: str, tool: str, payload: dict[str, Any], generation: int = 0
+    *, run: Run, step: Step | None, kind: str, tool: str, payload: dict[str, Any], generation: int = 0,
+    fresh: bool = False, advance: Advance | None = None,
 ) -> Interrupt:
-    """Open a pause and set its step and run waiting."""
-    with transaction.atomic():
+    """Open a pause and set its step and run waiting. ``fresh``: the run was
+    made in this transaction, so no pause of it can exist yet. The pause joins
+    ``advance.waiting`` when the caller keeps that list."""
+    with transaction.atomic(savepoint=False):
         index = step.index if step else None
         generation = step.generation if step else generation
         # A question's identity is also what it asks (which argument, or which tools):
@@ -38,12 +41,15 @@ def pause_open(
         pid = pause_id(run_id=run.id, step=index, kind=kind, generation=generation,
                        arguments=[payload.get("arguments"), *asked])
         expires, escalate_at = pause_times(run, kind, timezone.now())
-        pause, created = Interrupt.objects.get_or_create(
-            id=pid,
-            defaults={"thread_id": run.thread_id, "run": run, "step": step, "agent": run.agent, "kind": kind,
-                      "tool": tool, "payload": {**payload, "choices": list(PAUSE_ANSWERS[kind])},
-                      "expires_at": expires, "escalate_at": escalate_at},
-        )
+        defaults = {"thread_id": run.thread_id, "run": run, "step": step, "agent": run.agent, "kind": kind,
+                    "tool": tool, "payload": {**payload, "choices": list(PAUSE_ANSWERS[kind])},
+                    "expires_at": expires, "escalate_at": escalate_at}
+        if fresh:
+            pause, created = Interrupt.objects.create(id=pid, **defaults), True
+        else:
+            pause, created = Interrupt.objects.get_or_create(id=pid, defaults=defaults)
+        if advance is not None and advance.waiting is not None and pause.status == Interrupt.Status.OPEN:
+            advance.waiting.append(pause)
         if created:
             # The event keeps what was asked, never the token (SPEC §7.2: tokens are not stored).
             shown = {**{k: v for k, v in present(pause).items() if k != "token"}, "run": run.id}

@@ -10,8 +10,9 @@ from threads.models import Message
 from threads.texts import text
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def reply_write(advance: Advance) -> Advance:
+    """The reply, inside the transaction of the last change it tells of."""
     run = advance.run
     lines = advance.lines or [text(run.language, "nothing")]
     message = Message.objects.create(

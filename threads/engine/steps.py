@@ -9,15 +9,19 @@ from catalogue.tools import Tool
 from threads.models import Run, Step
 
 
-def steps_create(run: Run, calls: list[Call], tools: dict[str, Tool]) -> None:
-    """The calls as steps, numbered after any the run has (inside the caller's transaction)."""
-    offset = run.steps.count()
+def steps_create(run: Run, calls: list[Call], tools: dict[str, Tool], offset: int | None = None) -> list[Step]:
+    """The calls as steps, numbered after any the run has (``offset``, counted
+    when not given), in one INSERT inside the caller's transaction."""
+    if offset is None:
+        offset = run.steps.count()
+    steps = []
     for call in calls:
         tool = tools.get(call.tool)
-        Step.objects.create(
+        steps.append(Step(
             run=run, index=offset + call.step, tool=call.tool, kind=tool.kind if tool else "write",
             arguments=[_renumbered(a.to_json(), offset) for a in call.arguments],
-        )
+        ))
+    return Step.objects.bulk_create(steps) if steps else []
 
 
 def _renumbered(arg: dict[str, Any], offset: int) -> dict[str, Any]:

@@ -6,35 +6,46 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.plan import Plan
-from threads.engine.advance import run_advance
-from threads.engine.events import EventType, event_append
+from threads.engine.advance import advance_segment, run_advance
+from threads.engine.events import EventType, event_append, events_batched
+from threads.engine.execute import Prepared
 from threads.engine.lifecycle import Advance, new_id, run_status_set, steps_supersede
 from threads.engine.pauses import pause_open
-from threads.engine.replies import reply_write
 from threads.engine.steps import steps_create
+from threads.engine.views import reply_and_view
 from threads.errors import NotFound
-from threads.models import Interrupt, Message, Run, Thread
+from threads.models import Interrupt, Message, Run, Step, Thread
 from threads.texts import text
 
 
-def thread_open(*, thread_id: str, session_hash: str, agent: str) -> Thread:
-    """The thread, opened by this session now or before; another session's is a 404."""
-    try:
-        with transaction.atomic():
-            thread, _ = Thread.objects.get_or_create(
-                id=thread_id, defaults={"session_hash": session_hash, "agent": agent}
-            )
-    except IntegrityError:  # two sessions opened the same new id at once: the other won
-        thread = Thread.objects.get(pk=thread_id)
-    if not secrets.compare_digest(thread.session_hash, session_hash):
+def thread_open(*, thread_id: str, session_hash: str, agent: str) -> tuple[Thread, bool]:
+    """The thread, opened by this session now or before (True when new now);
+    another session's is a 404. One statement inside the turn's transaction
+    (an INSERT ... ON CONFLICT DO UPDATE that returns the row), which also
+    locks the thread's row: two turns of one thread take their turns, and two
+    sessions opening the same new id at once get one thread and one 404."""
+    now = timezone.now()
+    table = connection.ops.quote_name(Thread._meta.db_table)
+    stamp = connection.ops.adapt_datetimefield_value(now)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (id, session_hash, agent, event_seq, created_at, updated_at) "
+            "VALUES (%s, %s, %s, 0, %s, %s) ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at "
+            "RETURNING session_hash, agent, event_seq, CASE WHEN created_at = %s THEN 1 ELSE 0 END",
+            [thread_id, session_hash, agent, stamp, stamp, stamp],
+        )
+        stored_hash, stored_agent, seq, created = cursor.fetchone()
+    if not secrets.compare_digest(str(stored_hash), session_hash):
         raise NotFound()
-    return thread
+    thread = Thread(id=thread_id, session_hash=stored_hash, agent=stored_agent, event_seq=seq, updated_at=now)
+    thread._state.adding = False
+    return thread, bool(created)
 
 
 def turn_submit(
@@ -47,30 +58,50 @@ def turn_submit(
     privileges: list[str] | tuple[str, ...] = (),
     agent_name: str | None = None,
 ) -> Advance:
+    """A turn: planned, then the thread, run, steps, what they decide (a pause,
+    a refusal) and the reply written in one transaction; a call the turn must
+    send is claimed in it and sent after (``run_advance``)."""
     agent = registry.get_agent(agent_name)
-    thread = thread_open(thread_id=thread_id, session_hash=session_hash, agent=agent.name)
     lang = registry.choose_language(agent, language)
     withdrawn = registry.withdrawn_tools(agent)
     if agent.steps:  # the team's own steps replace the selector (SPEC §7.3)
         plan = Plan(language=lang, read=True)
     else:
         plan = registry.selector_for(agent).plan(text_, language=lang, context=context or {}, exclude=withdrawn)
-    run, superseded = run_create(thread=thread, agent=agent, text_=text_, language=lang, plan=plan,
-                                 context=context or {}, privileges=list(privileges))
-    advance = Advance(run=run)
+    with transaction.atomic(), events_batched():
+        advance, prepared = _turn_unit(thread_id, session_hash, text_, lang, plan, agent, withdrawn,
+                                       context or {}, list(privileges))
+    if advance.reply is not None:
+        return advance
+    return run_advance(advance.run.id, advance=advance, withdrawn=withdrawn, run=advance.run, prepared=prepared)
+
+
+def _turn_unit(thread_id: str, session_hash: str, text_: str, lang: str, plan: Plan, agent: AgentSpec,
+               withdrawn: frozenset[str], context: dict[str, Any],
+               privileges: list[str]) -> tuple[Advance, Prepared | None]:
+    thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=agent.name)
+    run, superseded, steps = run_create(thread=thread, agent=agent, text_=text_, language=lang, plan=plan,
+                                        context=context, privileges=privileges, new_thread=created)
+    advance = Advance(run=run, steps=steps, waiting=[], view_wanted=True)
     if superseded:
         advance.lines.append(text(lang, "superseded"))
     if not plan.read:
-        return _unread(advance, agent)
-    return run_advance(run.id, advance=advance, withdrawn=withdrawn)
+        return _unread(advance, agent), None
+    if run.plan.get("steps"):  # a team's steps function: replayed by run_advance, its pauses read back
+        advance.steps = advance.waiting = None
+        return advance, None
+    prepared = advance_segment(run, agent, withdrawn, advance, steps=steps)
+    if prepared is None:
+        reply_and_view(advance)
+    return advance, prepared
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def run_create(
     *, thread: Thread, agent: AgentSpec, text_: str, language: str, plan: Plan, context: dict[str, Any],
-    privileges: list[str] | None = None,
-) -> tuple[Run, list[str]]:
-    superseded = _supersede_open(thread)
+    privileges: list[str] | None = None, new_thread: bool = False,
+) -> tuple[Run, list[str], list[Step]]:
+    superseded = [] if new_thread else _supersede_open(thread)
     run = Run.objects.create(
         id=new_id("r"), thread=thread, agent=agent.name, language=language, text=text_,
         plan={**plan.to_json(), **({"steps": agent.steps} if agent.steps else {})}, context=context,
@@ -81,8 +112,8 @@ def run_create(
     )
     event_append(thread.id, EventType.TURN, {"run": run.id, "message": message.id, "text": text_,
                                              "language": language, "superseded": superseded})
-    steps_create(run, list(plan.calls), agent.tool_map)
-    return run, superseded
+    steps = steps_create(run, list(plan.calls), agent.tool_map, offset=0)
+    return run, superseded, steps
 
 
 def _supersede_open(thread: Thread) -> list[str]:
@@ -106,7 +137,7 @@ def _supersede_open(thread: Thread) -> list[str]:
 def _unread(advance: Advance, agent: AgentSpec) -> Advance:
     run = advance.run
     if agent.on_unread == "ask":
-        pause_open(run=run, step=None, kind=Interrupt.Kind.DELEGATE, tool="", payload={
+        pause_open(run=run, step=None, kind=Interrupt.Kind.DELEGATE, tool="", fresh=True, advance=advance, payload={
             "question": text(run.language, "delegate"), "arguments": [], "reasons": ["unread"],
             "irreversible": False,
         })
@@ -114,4 +145,4 @@ def _unread(advance: Advance, agent: AgentSpec) -> Advance:
     else:
         run_status_set(run, Run.Status.DONE)
         advance.lines.append(text(run.language, "unread"))
-    return reply_write(advance)
+    return reply_and_view(advance)

@@ -1,0 +1,78 @@
+"""The answer a person sees for one call into the engine (SPEC §10), read in
+the transaction of the last change it shows when the engine can."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import OuterRef, Subquery
+
+from threads.engine.lifecycle import Advance
+from threads.engine.pauses import open_pauses, present
+from threads.engine.replies import reply_write
+from threads.models import Receipt, Step
+
+
+def reply_and_view(advance: Advance) -> Advance:
+    """The reply written and, for a call a person waits on
+    (``advance.view_wanted``), the answer read in the same transaction."""
+    reply_write(advance)
+    if advance.view_wanted:
+        advance.view = answer_data(advance, run_current=True)
+    return advance
+
+
+def answer_data(advance: Advance, *, run_current: bool = False) -> dict[str, Any]:
+    """SPEC §10's message answer (without ``not_notified``): from what the
+    engine holds when it holds it whole, else read back. ``run_current``: the
+    engine's own run object, kept current in this transaction."""
+    run = advance.run
+    if advance.steps is not None and not advance.sent:
+        steps = sorted(advance.steps, key=lambda s: s.index)  # a run made now, nothing sent: no receipts yet
+        verdicts: dict[int, str] = {}
+    else:
+        if not run_current:
+            run.refresh_from_db()
+        # Each step with the verdict of its last receipt that has one, in one read.
+        last = (Receipt.objects.filter(step=OuterRef("pk")).exclude(verdict__in=["", Receipt.Verdict.PENDING])
+                .order_by("-created_at").values("verdict")[:1])
+        steps = list(run.steps.select_related("undo_of").annotate(last_verdict=Subquery(last)).order_by("index"))
+        verdicts = {s.pk: s.last_verdict for s in steps if s.last_verdict}
+    reply = advance.reply
+    waiting = [present(p) for p in advance.waiting] if advance.waiting is not None else open_pauses(run.thread_id)
+    return {
+        "thread": run.thread_id,
+        "run": run.id,
+        "status": run.status,
+        "reply": {"id": reply.id, "text": reply.text} if reply else None,
+        "waiting": waiting,
+        "refusals": refusals_of(steps),
+        "rollback": run.rollback,
+        "steps": [step_view(s, verdicts.get(s.pk)) for s in steps],
+        "health": run.health or "ok",
+    }
+
+
+def step_view(step: Step, verdict: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "step": step.index, "tool": step.tool, "kind": step.kind, "status": step.status,
+        "arguments": step.arguments, "reasons": step.reasons,
+    }
+    if step.undo_of_id is not None:
+        out["undo_of"] = step.undo_of.index if step.undo_of else None
+    if verdict:
+        out["verdict"] = verdict  # the effect verdict of its last receipt (SPEC §9)
+    if step.result is not None:
+        out["result"] = step.result
+    if step.error:
+        out["error"] = step.error
+    if step.rule:
+        out["rule"] = step.rule
+    return out
+
+
+def refusals_of(steps: list[Step]) -> list[dict[str, Any]]:
+    return [
+        {"tool": s.tool, "rule": s.rule, "sentence": s.sentence, "step": s.index}
+        for s in steps if s.status == Step.Status.REFUSED
+    ]
