@@ -5,13 +5,41 @@ withdrawal (SPEC §4.6) and the admin's "Language the selector reads" (SPEC §5)
 are the only state the server keeps about it. ``Tool`` has no table: it gives
 the console's tools page its address (``/admin/catalogue/tool/``) and its
 ``view_tool`` permission; the rows come from the loaded agent file.
+
+Every process keeps a copy of the first two (``catalogue.stored``); every write
+to them, whichever path it takes, calls ``stored.changed()`` (signals below,
+and the queryset writes that send none) so that copy is read again.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
+from django.db.models.signals import post_delete, post_migrate, post_save
 from django.utils.translation import gettext_lazy as _
+
+from catalogue import stored
+
+
+class NoticedQuerySet(models.QuerySet):
+    """Queryset writes that send no signal still announce the change."""
+
+    def update(self, **kwargs: Any) -> int:
+        count = super().update(**kwargs)
+        stored.changed(using=self.db)
+        return count
+
+    def bulk_create(self, *args: Any, **kwargs: Any) -> Any:
+        made = super().bulk_create(*args, **kwargs)
+        stored.changed(using=self.db)
+        return made
+
+    def bulk_update(self, *args: Any, **kwargs: Any) -> int:
+        count = super().bulk_update(*args, **kwargs)
+        stored.changed(using=self.db)
+        return count
 
 
 class Withdrawal(models.Model):
@@ -21,6 +49,8 @@ class Withdrawal(models.Model):
     withdrawn_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                      verbose_name=_("withdrawn by"))
     withdrawn_at = models.DateTimeField(_("withdrawn at"), auto_now_add=True)
+
+    objects = NoticedQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("withdrawal")
@@ -38,6 +68,8 @@ class AgentSetting(models.Model):
         choices=[("en", "English"), ("pt-BR", "Português (Brasil)")],
         help_text=_("Empty: the agent file's language."),
     )
+
+    objects = NoticedQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("agent setting")
@@ -60,3 +92,21 @@ class Tool(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+# Signals here, not a rule in a service: the copy must follow every write, the
+# admin's, a shell's, a fixture's or a test's. (A delete sends post_delete per
+# row: with a receiver connected, Django never takes the fast-delete path.)
+def _announce(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    stored.changed(using=using)
+
+
+def _announce_flush(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    if getattr(sender, "label", None) == "catalogue":  # migrate, or flush (a test's tables emptied)
+        stored.changed(using=using)
+
+
+for _model in (Withdrawal, AgentSetting):
+    post_save.connect(_announce, sender=_model, dispatch_uid=f"stored-save-{_model.__name__}")
+    post_delete.connect(_announce, sender=_model, dispatch_uid=f"stored-delete-{_model.__name__}")
+post_migrate.connect(_announce_flush, dispatch_uid="stored-migrate")

@@ -5,6 +5,10 @@ Also the only place that merges the two withdrawal lists (agent file and
 database, SPEC §4.6) and chooses the selector's language (SPEC §5): the
 request's ``language``; the admin's per-agent setting; the agent file's
 ``language``; the vocabulary's ``settings.language``; else English.
+
+The database's part (withdrawals, the language setting) is read once per
+process and read again after any change, in any process (``catalogue.stored``):
+no SQL per turn, and a withdrawal is refused from the moment it is committed.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 
 from django.conf import settings
 
+from catalogue import stored
 from catalogue.agentfile import LANGUAGES, AgentFile, AgentSpec, load_agent_file
 
 _lock = threading.Lock()
@@ -50,6 +55,7 @@ def forget() -> None:
         _loaded.clear()
         _selectors.clear()
         _used.clear()
+    stored.forget()
 
 
 def get_agent(name: str | None = None) -> AgentSpec:
@@ -58,21 +64,24 @@ def get_agent(name: str | None = None) -> AgentSpec:
 
 
 def withdrawn_tools(agent: AgentSpec) -> frozenset[str]:
-    from catalogue.models import Withdrawal
-
-    stored = Withdrawal.objects.filter(agent=agent.name).values_list("tool", flat=True)
-    return agent.withdrawn | frozenset(stored)
+    return agent.withdrawn | stored.agent_stored(agent.name, _read_stored).withdrawn
 
 
 def choose_language(agent: AgentSpec, requested: str | None = None) -> str:
     if requested:
         return requested  # an unknown language plans as unread: never guessed
-    from catalogue.models import AgentSetting
-
-    stored = AgentSetting.objects.filter(agent=agent.name).values_list("language", flat=True).first()
-    if stored in LANGUAGES:
-        return str(stored)
+    language = stored.agent_stored(agent.name, _read_stored).language
+    if language in LANGUAGES:
+        return language
     return agent.default_language
+
+
+def _read_stored(agent: str) -> stored.Stored:
+    from catalogue.models import AgentSetting, Withdrawal
+
+    tools = frozenset(Withdrawal.objects.filter(agent=agent).values_list("tool", flat=True))
+    language = AgentSetting.objects.filter(agent=agent).values_list("language", flat=True).first()
+    return stored.Stored(withdrawn=tools, language=language or "")
 
 
 _selectors: dict[int, Any] = {}

@@ -153,6 +153,24 @@ else:
 # error with DEBUG=False, stalwart_site.checks).
 STALWART_WORKERS = env.int("STALWART_WORKERS", default=0)
 
+# --- Cache -------------------------------------------------------------------------
+# "shared" is seen by every process of a deployment: it holds the token that
+# tells them the operators' withdrawals or settings changed (catalogue.stored).
+# Redis with REDIS_URL (several workers); else files in the data folder, shared
+# by the processes of one machine (the folder is made on the first write).
+if REDIS_URL:
+    # Django's RedisCache with its client made once. A call that cannot reach
+    # Redis falls back to the database: fail within a second, never hang.
+    _shared_cache = {"BACKEND": "catalogue.stored.SharedRedisCache", "LOCATION": REDIS_URL,
+                     "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}
+else:
+    _shared_cache = {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                     "LOCATION": str(DATA_DIR / "cache")}
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},  # Django's own default
+    "shared": {**_shared_cache, "KEY_PREFIX": "stalwart"},
+}
+
 # --- DRF --------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
