@@ -1,0 +1,121 @@
+"""What a pause and a resume cost the database, pinned (issue: pause and
+resume at the price of their durable writes).
+
+Counted on a real transaction (``transaction=True``): every statement Django
+sends, BEGIN and COMMIT included, and the commits (each COMMIT, and each
+statement run outside a transaction, which commits on its own). Run on
+SQLite and on PostgreSQL (``DATABASE_URL``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.conftest import SHOP
+
+# The budgets: a pause in one transaction; a resume in three (the claim with
+# its decision and the call's receipt; the call's outcome, the events and the
+# reply; and the read that found the pause).
+PAUSE_QUERIES, PAUSE_COMMITS = 12, 1
+RESUME_QUERIES, RESUME_COMMITS = 24, 3
+TURN_AFTER_PAUSE_QUERIES = 16
+
+TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+
+
+@dataclass
+class Cost:
+    statements: list[str] = field(default_factory=list)
+    autocommits: int = 0
+
+    @property
+    def queries(self) -> int:
+        return len(self.statements)
+
+    @property
+    def commits(self) -> int:
+        return self.autocommits + sum(1 for s in self.statements if s.upper().startswith("COMMIT"))
+
+    def __str__(self) -> str:
+        return "\n".join(s[:140] for s in self.statements)
+
+
+@contextmanager
+def cost() -> Iterator[Cost]:
+    """Count what the block sends; a statement outside any transaction commits on its own."""
+    counted = Cost()
+
+    def watch(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if not connection.in_atomic_block and not sql.upper().startswith(TRANSACTION_CONTROL):
+            counted.autocommits += 1
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(watch), CaptureQueriesContext(connection) as captured:
+        yield counted
+    counted.statements = [q["sql"] for q in captured.captured_queries]
+
+
+@pytest.fixture
+def shop_desk(transactional_db: None, shop_dir: Path):  # type: ignore[no-untyped-def]
+    from stalwart_site.desk import Desk
+
+    desk = Desk(SHOP)
+    desk.say("warm-up", "show order 5001")  # the agent's configuration read once, as in a serving process
+    return desk
+
+
+def test_a_pause_is_one_transaction(shop_desk) -> None:  # type: ignore[no-untyped-def]
+    with cost() as pause:
+        reply = shop_desk.say("t-1", "charge 40 to order 4411")
+    assert [p["tool"] for p in reply.waiting] == ["charge_card"]
+    assert reply.data["status"] == "waiting"
+    assert pause.queries <= PAUSE_QUERIES, f"{pause.queries} queries:\n{pause}"
+    assert pause.commits == PAUSE_COMMITS, f"{pause.commits} commits:\n{pause}"
+
+
+def test_a_resume_takes_three_commits(shop_desk) -> None:  # type: ignore[no-untyped-def]
+    shop_desk.say("t-1", "charge 40 to order 4411")
+    with cost() as resume:
+        reply = shop_desk.confirm("t-1", "approve")
+    assert "ch-4411" in reply.text
+    assert reply.data["status"] == "done" and reply.waiting == []
+    assert [s["verdict"] for s in reply.steps] == ["verified_applied"]
+    assert resume.queries <= RESUME_QUERIES, f"{resume.queries} queries:\n{resume}"
+    assert resume.commits <= RESUME_COMMITS, f"{resume.commits} commits:\n{resume}"
+
+
+def test_a_turn_that_sets_a_pause_aside_costs_little_more(shop_desk) -> None:  # type: ignore[no-untyped-def]
+    first = shop_desk.say("t-1", "charge 40 to order 4411").waiting[0]["id"]
+    with cost() as turn:
+        reply = shop_desk.say("t-1", "charge 99.90 to order 5001")
+    assert [p["tool"] for p in reply.waiting] == ["charge_card"] and reply.waiting[0]["id"] != first
+    assert turn.queries <= TURN_AFTER_PAUSE_QUERIES, f"{turn.queries} queries:\n{turn}"
+    assert turn.commits == 1
+
+
+def test_a_transaction_publishes_its_events_once_in_order(shop_desk, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from threads.engine import events
+
+    sent: list[dict[str, Any]] = []
+
+    class Layer:
+        async def group_send(self, group: str, message: dict[str, Any]) -> None:
+            sent.append(message)
+
+    monkeypatch.setattr(events, "get_channel_layer", lambda: Layer())
+    shop_desk.say("t-1", "charge 40 to order 4411")
+    assert [[e["event"] for e in m["events"]] for m in sent] == [["turn", "waiting", "reply"]]
+    assert [e["seq"] for e in sent[0]["events"]] == [1, 2, 3]
+    sent.clear()
+    shop_desk.confirm("t-1", "approve")
+    # The claim with the call's start; then the call's outcome with the reply.
+    assert [[e["event"] for e in m["events"]] for m in sent] == [["answered", "step"], ["step", "reply"]]
+    assert [e["seq"] for m in sent for e in m["events"]] == [4, 5, 6, 7]
