@@ -399,6 +399,7 @@ def main() -> int:
         if args.peer:
             pg_ensure(args.peer_pg_url)
 
+    load_at_start = round(os.getloadavg()[0], 2)
     folder = Path(tempfile.mkdtemp(prefix="stalwart-hitl-"))
     for name in ("STALWART_AGENT_FILE", "STALWART_AGENT", "DJANGO_SETTINGS_MODULE", "STALWART_WEBHOOK_URL"):
         os.environ.pop(name, None)
@@ -427,7 +428,7 @@ def main() -> int:
                     "command": "python bench/hitl.py " + " ".join(sys.argv[1:])},
         "median": medians(rounds), "ratio_to_langgraph": ratios(rounds), "rounds": rounds,
         "machine": {"nproc": os.cpu_count(), "python": platform.python_version(),
-                    "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
+                    "loadavg_1m_at_start": load_at_start, "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
     }
     if args.out:  # first, so a closed pipe on stdout cannot lose it
         stored = json.loads(args.out.read_text()) if args.out.exists() else {}
