@@ -360,7 +360,7 @@ def compare_lines(deltas: dict[str, Any], where: str) -> str:
     lines = [f"Against {where}:"]
     for name, row in deltas.items():
         parts = [f"{k} {v['then']} -> {v['now']}" + (f" ({v['change']})" if "change" in v else "") for k, v in row.items()]
-        lines.append(f"  {name:<16}" + "; ".join(parts))
+        lines.append(f"  {name:<18}" + "; ".join(parts))
     return "\n".join(lines)
 
 
@@ -442,6 +442,8 @@ def main() -> int:
         if base:
             result["against_baseline"] = compare(result, base)
             lines.append(compare_lines(result["against_baseline"], f"{args.baseline} [{key}]"))
+            if base["options"]["threads"] != args.threads:
+                lines.append(f"  (the stored run had {base['options']['threads']} threads, this one {args.threads})")
         else:
             lines.append(f"{args.baseline} holds no run for {key}: nothing to compare")
     print("\n".join(lines))
