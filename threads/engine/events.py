@@ -11,7 +11,9 @@ for all of them.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -118,15 +120,68 @@ def thread_group(thread_id: str) -> str:
 
 def _publish(thread_id: str, events: list[Event]) -> None:
     """Tell live listeners (SSE, WebSocket) after commit: one message for the
-    transaction's events of this thread, in order."""
+    transaction's events of this thread, in order. The request does not wait
+    on a network layer (Redis): the message goes to this process's publisher,
+    which sends in order. An in-memory layer (one process) is told only when
+    the thread has a listener in this process. A message lost on the way (the
+    process ended first) still arrives: listeners catch up from the database."""
     try:
         layer = get_channel_layer()
         if layer is None:
             return
-        async_to_sync(layer.group_send)(thread_group(thread_id), {
-            "type": "thread.event",
-            "events": [{"seq": e.seq, "event": e.type, "data": e.data} for e in events],
-        })
+        group = thread_group(thread_id)
+        message = {"type": "thread.event", "events": [{"seq": e.seq, "event": e.type, "data": e.data} for e in events]}
+        if isinstance(getattr(layer, "groups", None), dict):  # in-memory: its listeners are in this process
+            if layer.groups.get(group):
+                async_to_sync(layer.group_send)(group, message)
+        elif type(layer).__module__.startswith("channels_redis"):
+            _publisher.send(layer, group, message)
+        else:
+            async_to_sync(layer.group_send)(group, message)
     except Exception:  # the run has committed: a channel layer that is down must not undo the answer
         log.warning("could not publish events %s-%s of thread %s", events[0].seq, events[-1].seq, thread_id,
                     exc_info=True)
+
+
+class _Publisher:
+    """One event loop thread per process that sends queued messages in order,
+    so a Redis connection is kept and reused rather than made per message."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pid = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queue: asyncio.Queue[tuple[Any, str, dict[str, Any]]] | None = None
+
+    def send(self, layer: Any, group: str, message: dict[str, Any]) -> None:
+        with self._lock:
+            if self._loop is None or self._pid != os.getpid():  # first use, or a forked child
+                self._start()
+            assert self._loop is not None and self._queue is not None
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, (layer, group, message))
+
+    def _start(self) -> None:
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def serve() -> None:
+            asyncio.set_event_loop(loop)
+            self._queue = asyncio.Queue()
+            ready.set()
+            loop.run_until_complete(self._drain())
+
+        self._pid, self._loop = os.getpid(), loop
+        threading.Thread(target=serve, name="stalwart-publisher", daemon=True).start()
+        ready.wait()
+
+    async def _drain(self) -> None:
+        assert self._queue is not None
+        while True:
+            layer, group, message = await self._queue.get()
+            try:
+                await layer.group_send(group, message)
+            except Exception:
+                log.warning("could not publish to %s", group, exc_info=True)
+
+
+_publisher = _Publisher()
