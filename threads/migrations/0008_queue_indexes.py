@@ -29,6 +29,10 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='interrupt',
+            index=models.Index(fields=['tool', 'status', 'created_at', 'id'], name='interrupt_queue_tool'),
+        ),
+        migrations.AddIndex(
+            model_name='interrupt',
             index=models.Index(fields=['created_at', 'id'], name='interrupt_queue_all'),
         ),
         migrations.RemoveIndex(
