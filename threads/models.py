@@ -191,9 +191,23 @@ class Interrupt(models.Model):
         verbose_name = _("pause")
         verbose_name_plural = _("pauses")
         ordering = ["created_at"]
-        indexes = [models.Index(fields=["status", "created_at"]), models.Index(fields=["thread", "status"]),
-                   models.Index(fields=["status", "expires_at"], name="interrupt_due"),
-                   models.Index(fields=["status", "escalate_at"], name="interrupt_escalate")]
+        indexes = [
+            # A thread's open pauses, oldest first (threads.engine.pauses, approvals.answers), and
+            # the console's search by thread: the order's columns end it, so no other index
+            # (walking every open pause in created_at order) looks cheaper to SQLite's planner.
+            models.Index(fields=["thread", "status", "created_at", "id"], name="interrupt_thread_open"),
+            # The console's queue (approvals/admin/pauses.py), oldest first, by status, agent,
+            # kind or tool (its search); "all" statuses by created_at alone. The order's columns
+            # end each index in the queue's own ORDER BY, so a page reads its rows off the
+            # index, never a sort.
+            models.Index(fields=["status", "created_at", "id"], name="interrupt_queue"),
+            models.Index(fields=["agent", "status", "created_at", "id"], name="interrupt_queue_agent"),
+            models.Index(fields=["kind", "status", "created_at", "id"], name="interrupt_queue_kind"),
+            models.Index(fields=["tool", "status", "created_at", "id"], name="interrupt_queue_tool"),
+            models.Index(fields=["created_at", "id"], name="interrupt_queue_all"),
+            models.Index(fields=["status", "expires_at"], name="interrupt_due"),
+            models.Index(fields=["status", "escalate_at"], name="interrupt_escalate"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.tool} ({self.status})"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
@@ -27,6 +28,8 @@ from django.utils.timesince import timesince
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from approvals.admin.paging import QueueChangeList, QueuePaginator
+from approvals.admin.rows import queue_results
 from approvals.answers import interrupt_answer
 from approvals.edits import edited_by, four_eyes_check, interrupt_edit
 from approvals.errors import InvalidAnswer, InvalidDecision, Stale
@@ -121,10 +124,16 @@ class InterruptAdmin(admin.ModelAdmin):
     list_display_links = ["kind"]
     list_filter = ["kind", AgentFilter, StatusFilter]
     search_fields = ["thread__id", "tool"]
-    list_select_related = ["thread"]
+    # The queue at scale (docs/decisions.md): each filter's rows come off an index of
+    # threads.Interrupt in this order (ties by id, the same way); no join, as a row shows
+    # its thread's id only; the count stops at a cap; no counts per filter choice.
+    list_select_related = False
     ordering = ["created_at", "id"]
+    sortable_by = ["thread_link", "age_column"]
     list_per_page = 50
-    show_full_result_count = False  # one COUNT less, whatever the queue's length
+    paginator = QueuePaginator
+    show_full_result_count = False  # no COUNT of the unfiltered table
+    show_facets = admin.ShowFacets.NEVER
 
     # --- the queue ------------------------------------------------------------
     def get_search_results(self, request: HttpRequest, queryset: QuerySet[Interrupt],
@@ -144,8 +153,15 @@ class InterruptAdmin(admin.ModelAdmin):
             return [c for c in self.list_display if c not in ("status", "answered_column")]
         return list(self.list_display)
 
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return QueueChangeList
+
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        return super().changelist_view(request, {"title": gettext("Pauses"), **(extra_context or {})})
+        response = super().changelist_view(request, {"title": gettext("Pauses"), **(extra_context or {})})
+        context = getattr(response, "context_data", None)
+        if context and "cl" in context and not context["cl"].formset:  # the rows, lean (rows.py)
+            context.update(queue_results(self, context["cl"]))
+        return response
 
     @admin.display(description=_("thread"), ordering="thread_id")
     def thread_link(self, pause: Interrupt) -> str:

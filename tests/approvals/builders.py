@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 from django.utils import timezone
@@ -19,10 +21,22 @@ def make_open_pauses(count: int, *, threads: int = 100, batch: int = 5000) -> No
                                                              {"name": "amount", "value": 40, "origin": "model"}],
                "reasons": ["write", "argument_origin: amount"], "irreversible": False,
                "choices": ["approve", "skip", "cancel_all"]}
-    for start in range(0, count, batch):
-        Interrupt.objects.bulk_create([
-            Interrupt(id=f"p-bulk-{i}", thread_id=f"bulk-{i % threads}", run_id=f"r-bulk-{i % threads}",
-                      agent="Shop", kind=Interrupt.Kind.CONFIRM, tool="charge_card", payload=payload,
-                      created_at=now - timedelta(seconds=count - i))
-            for i in range(start, min(count, start + batch))
-        ])
+    with own_created_at():
+        for start in range(0, count, batch):
+            Interrupt.objects.bulk_create([
+                Interrupt(id=f"p-bulk-{i}", thread_id=f"bulk-{i % threads}", run_id=f"r-bulk-{i % threads}",
+                          agent="Shop", kind=Interrupt.Kind.CONFIRM, tool="charge_card", payload=payload,
+                          created_at=now - timedelta(seconds=count - i))
+                for i in range(start, min(count, start + batch))
+            ])
+
+
+@contextmanager
+def own_created_at() -> Iterator[None]:
+    """Pauses keep the ``created_at`` given (``auto_now_add`` would make a batch's all alike)."""
+    field = Interrupt._meta.get_field("created_at")
+    field.auto_now_add = False  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        field.auto_now_add = True  # type: ignore[attr-defined]
