@@ -378,8 +378,11 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=20, help="untimed threads first, in each round (20, as the peer)")
     parser.add_argument("--http", action="store_true", help="also the HTTP path (a real stalwart serve per worker)")
     parser.add_argument("--peer", action="store_true", help="also LangGraph's bench, interleaved round by round")
-    parser.add_argument("--peer-python", type=Path, default=PEER_VENV / "bin" / "python")
-    parser.add_argument("--peer-script", type=Path, default=PEER_SCRIPT)
+    parser.add_argument("--peer-python", type=Path, default=PEER_VENV / "bin" / "python",
+                        help="Python of a virtualenv of its own with LangGraph and langgraph-checkpoint-postgres "
+                             "(default: $TMPDIR/peer-venv)")
+    parser.add_argument("--peer-script", type=Path, default=PEER_SCRIPT,
+                        help="LangGraph's interrupt/resume bench (langgraph_hitl.py), kept outside this repository")
     parser.add_argument("--baseline", type=Path, help="a stored JSON (from --out) to compare against")
     parser.add_argument("--out", type=Path, help="store this run in FILE, under its store and workers")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds any one phase may take")
