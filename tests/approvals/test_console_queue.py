@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from approvals.admin.paging import COUNT_CAP
 from tests.approvals.builders import make_open_pauses
+from tests.support.plans import plan_of
 from tests.support.staff import make_staff
 from threads.models import Interrupt
 
@@ -122,19 +123,6 @@ def test_a_page_of_the_queue_costs_seven_queries_past_the_cap(over_the_cap: None
         assert response.status_code == 200, path
 
 
-def plan(sql: str, *, no_sort: bool) -> str:
-    with connection.cursor() as cursor:
-        if connection.vendor == "sqlite":
-            cursor.execute("EXPLAIN QUERY PLAN " + sql)
-            return "\n".join(str(row[-1]) for row in cursor.fetchall())
-        cursor.execute(f"SET enable_sort = {'off' if no_sort else 'on'}")
-        try:
-            cursor.execute("EXPLAIN " + sql)
-            return "\n".join(str(row[0]) for row in cursor.fetchall())
-        finally:
-            cursor.execute("RESET enable_sort")
-
-
 def test_each_filter_reads_its_rows_off_an_index_in_order() -> None:
     make_open_pauses(10_000)  # a history: the oldest 8,000 answered, 2,000 open
     cut = Interrupt.objects.get(pk="p-bulk-8000").created_at
@@ -155,13 +143,13 @@ def test_each_filter_reads_its_rows_off_an_index_in_order() -> None:
         # The count stops at the cap. (Where every pause matches, PostgreSQL may read those
         # 10,001 rows off the table rather than an index: bounded all the same.)
         assert "LIMIT 10001" in count, path
-        counted = plan(count, no_sort=False)
+        counted = plan_of(count)
         assert "Limit" in counted if connection.vendor == "postgresql" else "USING COVERING INDEX" in counted, counted
-        natural = plan(listing, no_sort=False) + "\n"  # the rows: never a scan of the table
+        natural = plan_of(listing) + "\n"  # the rows: never a scan of the table
         assert "Seq Scan on threads_interrupt" not in natural and "SCAN threads_interrupt\n" not in natural, \
             (path, natural)
         # The rows come off the index in the page's order: no sort (SQLite's TEMP B-TREE, a Sort node).
-        shown = plan(listing, no_sort=True)
+        shown = plan_of(listing, no_sort=True)
         assert f"INDEX {index} " in shown + " " or f"using {index} on" in shown, (path, shown)
         assert "TEMP B-TREE" not in shown and "Sort" not in shown, (path, shown)
 

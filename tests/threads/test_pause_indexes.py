@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tests.approvals.builders import make_open_pauses, own_created_at
+from tests.support.plans import plan_of
 from threads.engine import open_pauses
 from threads.models import Interrupt, Run, Thread
 
@@ -40,20 +41,6 @@ def crowded() -> str:
         with connection.cursor() as cursor:  # the statistics autovacuum keeps
             cursor.execute("ANALYZE threads_interrupt")
     return thread.id
-
-
-def plan_of(sql: str, *, no_sort: bool = False) -> str:
-    """The database's plan for ``sql``; ``no_sort``: as PostgreSQL plans it when a sort is ruled out."""
-    with connection.cursor() as cursor:
-        if connection.vendor == "sqlite":
-            cursor.execute("EXPLAIN QUERY PLAN " + sql)
-            return "\n".join(str(row[-1]) for row in cursor.fetchall())
-        cursor.execute(f"SET enable_sort = {'off' if no_sort else 'on'}")
-        try:
-            cursor.execute("EXPLAIN " + sql)
-            return "\n".join(str(row[0]) for row in cursor.fetchall())
-        finally:
-            cursor.execute("RESET enable_sort")
 
 
 def assert_served_by_the_index(sql: str) -> None:
