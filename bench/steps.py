@@ -121,11 +121,11 @@ def plain_run(desk: Any) -> list[tuple[float, int, float]]:
     from threads.engine.turns import run_create, thread_open
 
     agent = registry.get_agent("Plain")
-    thread = thread_open(thread_id=f"plain-{uuid.uuid4().hex[:8]}", session_hash=desk._session_hash,
-                         agent=agent.name)
+    thread, _ = thread_open(thread_id=f"plain-{uuid.uuid4().hex[:8]}", session_hash=desk._session_hash,
+                            agent=agent.name)
     plan = Plan(language="en", read=True,
                 calls=tuple(Call(step=i + 1, tool="note", arguments=(Argument("n", i),)) for i in range(CALLS)))
-    run, _ = run_create(thread=thread, agent=agent, text_="ten notes", language="en", plan=plan, context={})
+    run, _, _ = run_create(thread=thread, agent=agent, text_="ten notes", language="en", plan=plan, context={})
     run_advance(run.id)
     return resume_all(desk, thread.id, open_pauses(thread.id)[0])
 
