@@ -29,7 +29,6 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals.admin.paging import QueueChangeList, QueuePaginator
-from approvals.admin.rows import queue_results
 from approvals.answers import interrupt_answer
 from approvals.edits import edited_by, four_eyes_check, interrupt_edit
 from approvals.errors import InvalidAnswer, InvalidDecision, Stale
@@ -157,11 +156,7 @@ class InterruptAdmin(admin.ModelAdmin):
         return QueueChangeList
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        response = super().changelist_view(request, {"title": gettext("Pauses"), **(extra_context or {})})
-        context = getattr(response, "context_data", None)
-        if context and "cl" in context and not context["cl"].formset:  # the rows, lean (rows.py)
-            context.update(queue_results(self, context["cl"]))
-        return response
+        return super().changelist_view(request, {"title": gettext("Pauses"), **(extra_context or {})})
 
     @admin.display(description=_("thread"), ordering="thread_id")
     def thread_link(self, pause: Interrupt) -> str:
