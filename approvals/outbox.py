@@ -99,13 +99,14 @@ def deliveries_kick(ids: list[int]) -> None:
     _local.kicked = [*getattr(_local, "kicked", []), *kicked][-100:]
 
 
-def not_notified_take(wait: float = FIRST_WAIT) -> list[dict[str, Any]]:
-    """What this thread of the process kicked and is not delivered yet (after at most ``wait`` s)."""
+def not_notified_take(wait: float | None = None) -> list[dict[str, Any]]:
+    """What this thread of the process kicked and is not delivered yet (after at
+    most ``wait`` s, ``FIRST_WAIT`` unless given)."""
     kicked = getattr(_local, "kicked", [])
     _local.kicked = []
     if not kicked:
         return []
-    concurrent.futures.wait([f for _, f in kicked], timeout=wait)
+    concurrent.futures.wait([f for _, f in kicked], timeout=FIRST_WAIT if wait is None else wait)
     out = []
     for d in Delivery.objects.filter(pk__in=[pk for pk, _ in kicked]).order_by("pk"):
         if d.status in (Delivery.Status.DELIVERED, Delivery.Status.SKIPPED):
