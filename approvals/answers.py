@@ -165,14 +165,20 @@ def _answer_unit(thread: Thread, interrupt_id: str, decision: str, token: str, a
         raise Stale(DETAIL_STALE, **stale_body(pause, thread.id))
     event_append(thread.id, EventType.ANSWERED, {"interrupt": pause.id, "status": "answered",
                                                  "decision": decision, "by": answered_by or None})
-    go_on = _apply(pause, decision, value, advance)
     planned = pause.kind in (Interrupt.Kind.CONFIRM, Interrupt.Kind.OUTCOME_UNKNOWN) or (
         pause.kind == Interrupt.Kind.ASK and not pause.payload.get("delegate"))
+    # The run's next steps are taken in this transaction: an approval need not
+    # be saved on its own, the step's claim to run saves it (``first_from``).
+    here = planned and not run.plan.get("steps") and not (pause.kind == Interrupt.Kind.CONFIRM
+                                                          and decision == "cancel_all")
+    go_on = _apply(pause, decision, value, advance, save_approval=not here)
     prepared = None
-    if planned and not run.plan.get("steps") and not (pause.kind == Interrupt.Kind.CONFIRM and decision == "cancel_all"):
+    if here:
         if go_on:
             agent = registry.get_agent(run.agent)
-            prepared = advance_segment(run, agent, registry.withdrawn_tools(agent), advance, first=pause.step)
+            unsaved = pause.kind == Interrupt.Kind.CONFIRM and decision == "approve"
+            prepared = advance_segment(run, agent, registry.withdrawn_tools(agent), advance, first=pause.step,
+                                       first_from=Step.Status.WAITING if unsaved else None)
         if prepared is None:
             reply_and_view(advance)
     return advance, pause, go_on, prepared
@@ -196,13 +202,14 @@ def _answer_value(pause: Interrupt, answer: Any) -> Any:
         raise InvalidAnswer(str(exc)) from exc
 
 
-def _apply(pause: Interrupt, decision: str, value: Any, advance: Advance) -> bool:
+def _apply(pause: Interrupt, decision: str, value: Any, advance: Advance, save_approval: bool = True) -> bool:
     """Apply a claimed decision to the run (inside the claim's transaction).
-    True when the run goes on."""
+    True when the run goes on. ``save_approval`` False: an approved step is
+    marked in memory only, for the caller to claim in this transaction."""
     run = pause.run
     run_status_set(run, Run.Status.RUNNING)
     if pause.kind == Interrupt.Kind.CONFIRM:
-        return _apply_confirm(run, pause.step, decision, advance)
+        return _apply_confirm(run, pause.step, decision, advance, save_approval)
     if pause.kind == Interrupt.Kind.OUTCOME_UNKNOWN:
         return _apply_outcome(run, pause.step, decision, advance)
     if pause.kind == Interrupt.Kind.ASK:
@@ -215,10 +222,13 @@ def _apply(pause: Interrupt, decision: str, value: Any, advance: Advance) -> boo
     return False  # delegate approve: the model hand-off runs after the claim commits
 
 
-def _apply_confirm(run: Run, step: Step | None, decision: str, advance: Advance) -> bool:
+def _apply_confirm(run: Run, step: Step | None, decision: str, advance: Advance, save_approval: bool = True) -> bool:
     assert step is not None
     if decision == "approve":
-        step_status_set(step, Step.Status.APPROVED)
+        if save_approval:
+            step_status_set(step, Step.Status.APPROVED)
+        else:
+            step.status = Step.Status.APPROVED
         return True
     if decision == "skip":
         step_status_set(step, Step.Status.SKIPPED)

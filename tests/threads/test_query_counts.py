@@ -25,7 +25,7 @@ from tests.conftest import SHOP
 # its decision and the call's receipt; the call's outcome, the events and the
 # reply; and the read that found the pause).
 PAUSE_QUERIES, PAUSE_COMMITS = 12, 1
-RESUME_QUERIES, RESUME_COMMITS = 24, 3
+RESUME_QUERIES, RESUME_COMMITS = 22, 3
 TURN_AFTER_PAUSE_QUERIES = 16
 
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")

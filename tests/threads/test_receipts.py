@@ -186,3 +186,24 @@ def test_a_heartbeat_renews_only_this_workers_leases_and_a_lost_lease_records_no
     Step.objects.filter(pk=step.pk).update(lease_owner="a-sweeper-elsewhere")
     assert lease_release(step) is False  # taken over: this worker records no outcome
     assert Step.objects.get(pk=step.pk).status == "running"
+
+
+def test_a_call_whose_step_a_sweep_took_over_meanwhile_records_nothing_on_the_step(desk, monkeypatch):
+    from threads.engine import execute
+
+    sent = execute.send
+
+    def taken_over_meanwhile(*args, **kwargs):  # type: ignore[no-untyped-def]
+        outcome = sent(*args, **kwargs)
+        Step.objects.filter(status="running").update(lease_owner="a-sweeper-elsewhere")  # our heartbeat lapsed
+        return outcome
+
+    monkeypatch.setattr(execute, "send", taken_over_meanwhile)
+    desk.say("d-over", "charge 40 to order 4411")
+    reply = desk.confirm("d-over", "approve")
+    step = Step.objects.get()
+    # The step's outcome is the sweep's to record: this worker's save gave nothing, not even its lease, away.
+    assert (step.status, step.lease_owner, step.result) == ("running", "a-sweeper-elsewhere", None)
+    assert "ch-4411" not in reply.text and reply.data["status"] == "running"
+    assert not Event.objects.filter(type="step", data__status="succeeded").exists()
+    assert len(shop.charges("4411")) == 1  # sent once

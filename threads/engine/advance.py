@@ -58,17 +58,21 @@ def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: froze
 
 
 def advance_segment(run: Run, agent: AgentSpec, withdrawn: frozenset[str], advance: Advance,
-                    steps: list[Step] | None = None, first: Step | None = None) -> Prepared | None:
+                    steps: list[Step] | None = None, first: Step | None = None,
+                    first_from: str | None = None) -> Prepared | None:
     """Inside the caller's transaction: decide the run's next steps until one
     waits, all are done, or one must be sent; that one is returned claimed,
     its receipt stored (``execute.step_prepare``). ``steps`` are the run's
     steps when the caller holds them all (a run just made); ``first`` is the
-    step the run waited on, just answered (every earlier one is finished)."""
+    step the run waited on, just answered (every earlier one is finished);
+    ``first_from``: the status ``first`` still has in the database when the
+    caller changed it in memory only (an approval, saved by the claim)."""
     while True:
         if run.status in (Run.Status.CANCELLED, Run.Status.SUPERSEDED):
             return None
+        stored = None
         if first is not None and first.status not in FINISHED:
-            step, first = first, None
+            step, first, stored = first, None, first_from
         elif steps is not None:
             step = min((s for s in steps if s.status not in FINISHED), key=lambda s: s.index, default=None)
         else:
@@ -87,7 +91,7 @@ def advance_segment(run: Run, agent: AgentSpec, withdrawn: frozenset[str], advan
                 # Withdrawn while it waited: refused before anything else, even an approval.
                 step_refuse(run, step, "withdrawn", SENTENCE_WITHDRAWN.format(tool=step.tool), advance)
                 continue
-            go = step_prepare(run, step, agent, advance)
+            go = step_prepare(run, step, agent, advance, stored=stored)
         else:
             go = step_decide(run, step, agent, withdrawn, advance)
         if isinstance(go, Prepared):

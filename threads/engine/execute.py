@@ -78,11 +78,13 @@ def step_execute(run: Run, step: Step, agent: AgentSpec, advance: Advance) -> bo
         return sent_record(run, agent, sent, advance)
 
 
-def step_prepare(run: Run, step: Step, agent: AgentSpec, advance: Advance) -> Prepared | bool:
+def step_prepare(run: Run, step: Step, agent: AgentSpec, advance: Advance, stored: str | None = None) -> Prepared | bool:
     """Inside the caller's transaction: claim ``step`` (of two workers carrying
     the same run on, one wins) and store a write's receipt, both made durable
     by that transaction's commit, before anything is sent. The claimed step,
-    or True to go on (the step was refused) / False to stop."""
+    or True to go on (the step was refused) / False to stop. ``stored``: the
+    status the step has in the database when its own (an approval made in
+    this transaction) is in memory only."""
     tool = agent.tool(step.tool)
     if tool is None:  # gone from the agent file since it was planned
         step_refuse(run, step, "unknown_tool", SENTENCE_UNKNOWN.format(tool=step.tool), advance)
@@ -90,7 +92,7 @@ def step_prepare(run: Run, step: Step, agent: AgentSpec, advance: Advance) -> Pr
     values = call_values(run, step, tool)
     lease_take(step)
     # The step's own claim, with what the check filled in on it, in one conditional UPDATE.
-    if not Step.objects.filter(pk=step.pk, status=step.status, generation=step.generation).update(
+    if not Step.objects.filter(pk=step.pk, status=stored or step.status, generation=step.generation).update(
             status=Step.Status.RUNNING, arguments=step.arguments, reasons=step.reasons,
             irreversible=step.irreversible, lease_owner=step.lease_owner, lease_at=step.lease_at,
             updated_at=timezone.now()):
@@ -180,21 +182,24 @@ def effect_record(run: Run, step: Step, tool: Tool, agent: AgentSpec, values: di
             Receipt.objects.filter(pk=receipt.pk).update(
                 attempts=F("attempts") + attempts, transport=outcome.transport, verdict=verdict or "",
                 evidence=evidence[:200])
-        if not lease_release(step):
-            # A sweep took this step over (our heartbeat lapsed): it decides, not us.
-            log.warning("step %s of run %s was taken over while its call ran; its outcome is left to the sweep",
-                        step.index, run.id)
+        # The plain outcomes give the lease up with the step's own save (``_finished``);
+        # the others first make sure this worker still holds it.
+        plain = verdict == V.VERIFIED_APPLIED or (verdict in (None, V.VERIFIED_NOT_APPLIED) and not outcome.ambiguous)
+        if not plain and not lease_release(step):
+            _taken_over(run, step)
             return False
         if verdict is None:  # a read
             if outcome.ambiguous:
                 outcome_unknown(run, step, tool, advance, outcome.error)
                 return False
-            return _finished(run, step, tool, agent, outcome, values, advance)
+            return _finished(run, step, tool, agent, outcome, values, advance, release=True)
         if verdict in (V.VERIFIED_APPLIED, V.DUPLICATE_EFFECT):
+            lead = None
             if not outcome.ok:
                 outcome = Outcome("ok", result={"reconciled": evidence})
-                advance.lines.append(text(lang, "reconciled", tool=tool.name, evidence=evidence))
-            go_on = _finished(run, step, tool, agent, outcome, values, advance, quiet=verdict != V.VERIFIED_APPLIED)
+                lead = text(lang, "reconciled", tool=tool.name, evidence=evidence)
+            go_on = _finished(run, step, tool, agent, outcome, values, advance, quiet=verdict != V.VERIFIED_APPLIED,
+                              release=plain, lead=lead)
             if verdict == V.DUPLICATE_EFFECT:
                 _unhealthy(run, verdict)
                 steps_cancel(run, from_index=step.index + 1)
@@ -218,21 +223,34 @@ def effect_record(run: Run, step: Step, tool: Tool, agent: AgentSpec, values: di
         if verdict == V.INDETERMINATE:
             outcome_unknown(run, step, tool, advance, outcome.error)
             return False
-        return _finished(run, step, tool, agent, outcome, values, advance)  # refused or failed
+        return _finished(run, step, tool, agent, outcome, values, advance, release=True)  # refused or failed
+
+
+def _taken_over(run: Run, step: Step) -> None:
+    # A sweep took this step over (our heartbeat lapsed): it decides, not us.
+    log.warning("step %s of run %s was taken over while its call ran; its outcome is left to the sweep",
+                step.index, run.id)
 
 
 def _finished(run: Run, step: Step, tool: Tool, agent: AgentSpec, outcome: Outcome, values: dict[str, Any],
-              advance: Advance, quiet: bool = False) -> bool:
+              advance: Advance, quiet: bool = False, release: bool = False, lead: str | None = None) -> bool:
+    """The step succeeded or failed, as ``outcome`` says. ``release``: the save
+    also gives up this worker's lease, and happens only while it holds it
+    (False, nothing recorded, when a sweep took the step over). ``lead``: a
+    line said before the step's own."""
     if outcome.ok:
         step.result = jsonable(outcome.result)
         step.compensation = compensation_resolve(tool, values, step.result) if tool.is_write else None
-        step_status_set(step, Step.Status.SUCCEEDED)
-        if tool.reads_outside and tool.name not in run.tainted_by:
-            run.tainted_by = [*run.tainted_by, tool.name]
-            run.save(update_fields=["tainted_by", "updated_at"])
     else:
         step.error = outcome.error
-        step_status_set(step, Step.Status.FAILED)
+    if not step_status_set(step, Step.Status.SUCCEEDED if outcome.ok else Step.Status.FAILED, release=release):
+        _taken_over(run, step)
+        return False
+    if outcome.ok and tool.reads_outside and tool.name not in run.tainted_by:
+        run.tainted_by = [*run.tainted_by, tool.name]
+        run.save(update_fields=["tainted_by", "updated_at"])
+    if lead:
+        advance.lines.append(lead)
     event_append(run.thread_id, EventType.STEP, step_data(step, agent))
     if quiet:
         return True

@@ -7,7 +7,9 @@ for every step it holds (``heartbeat``). A step whose heartbeat is older than
 over with one conditional UPDATE (``lease_claim``: the old owner and time
 must still be there), so of two sweepers only one acts. The worker that sent
 the call records its outcome only while it still holds the lease
-(``lease_release``); one that lost it to a sweep records nothing on the step.
+(``lease_release``, or the step's own save with ``release``:
+``lifecycle.step_status_set``); one that lost it to a sweep records nothing
+on the step.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from typing import Any
 from django.utils import timezone
 
 from threads.engine.events import EventType, event_append
-from threads.engine.lease import lease_take
+from threads.engine.lease import lease_take, worker_id
 from threads.models import Interrupt, Message, Run, Step
 
 S = Run.Status
@@ -91,8 +91,13 @@ def run_status_set(run: Run | str, status: str, *, only_from: Iterable[str] | No
     return bool(changed)
 
 
-def step_status_set(step: Step, status: str, *, rule: str = "", sentence: str = "") -> None:
-    """Save a step's new status with what the engine filled in on it."""
+def step_status_set(step: Step, status: str, *, rule: str = "", sentence: str = "", release: bool = False) -> bool:
+    """Save a step's new status with what the engine filled in on it.
+
+    ``release``: the worker's last word on a step it ran (SPEC §9). Saved only
+    while this worker still holds the step's lease, which the same conditional
+    UPDATE gives up; False when a sweep took the step over (nothing saved)."""
+    was = step.status
     step.status = status
     fields = ["status", "arguments", "reasons", "irreversible", "updated_at"]
     if status == Step.Status.RUNNING:  # a running call holds a lease (SPEC §9)
@@ -107,7 +112,16 @@ def step_status_set(step: Step, status: str, *, rule: str = "", sentence: str = 
         fields.append("error")
     if step.compensation is not None:
         fields.append("compensation")
-    step.save(update_fields=fields)
+    if not release:
+        step.save(update_fields=fields)
+        return True
+    values = {f: getattr(step, f) for f in fields} | {"lease_owner": "", "lease_at": None,
+                                                       "updated_at": timezone.now()}
+    if not Step.objects.filter(pk=step.pk, status=Step.Status.RUNNING, lease_owner=worker_id()).update(**values):
+        step.status = was
+        return False
+    step.lease_owner, step.lease_at = "", None
+    return True
 
 
 def steps_cancel(run: Run, *, from_index: int) -> None:
