@@ -169,7 +169,8 @@ class Interrupt(models.Model):
         EDITED = "edited", _("edited")  # staff changed the call: it pauses again as a new proposal
 
     id = models.CharField(primary_key=True, max_length=40)
-    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="interrupts")
+    # No index of its own: interrupt_thread_open (below) begins with the thread.
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="interrupts", db_index=False)
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="interrupts")
     step = models.ForeignKey(Step, null=True, blank=True, on_delete=models.CASCADE, related_name="interrupts")
     agent = models.CharField(_("agent"), max_length=200, blank=True)
