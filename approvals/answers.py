@@ -45,6 +45,7 @@ from threads.engine import (
 from threads.engine.advance import advance_segment
 from threads.engine.events import events_batched
 from threads.engine.execute import Prepared
+from threads.engine.lease import run_lease_take
 from threads.engine.views import reply_and_view
 from threads.errors import NotFound, StalwartError
 from threads.models import PAUSE_ANSWERS, Interrupt, Run, Step, Thread
@@ -219,7 +220,9 @@ def _apply(pause: Interrupt, decision: str, value: Any, advance: Advance, save_a
     if pause.kind == Interrupt.Kind.DELEGATE and decision == "decline":
         run_status_set(run, Run.Status.DONE)
         advance.lines.append(text(run.language, "declined"))
-    return False  # delegate approve: the model hand-off runs after the claim commits
+        return False
+    run_lease_take(run)  # delegate approve: this worker asks the model after the claim commits
+    return False
 
 
 def _apply_confirm(run: Run, step: Step | None, decision: str, advance: Advance, save_approval: bool = True) -> bool:
@@ -263,7 +266,8 @@ def _apply_outcome(run: Run, step: Step | None, decision: str, advance: Advance)
 
 def _apply_ask(run: Run, pause: Interrupt, value: Any) -> bool:
     step = pause.step
-    if step is None:  # the model's own question: answered after the claim commits
+    if step is None:  # the model's own question: this worker tells the model after the claim commits
+        run_lease_take(run)
         return False
     argument = pause.payload.get("argument")
     if argument:

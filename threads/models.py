@@ -84,8 +84,9 @@ class Run(models.Model):
     # The privileges the run was started with (a signed token's ``priv``, the
     # Python API's ``privileges=``), kept so a resume on any worker has them.
     privileges = models.JSONField(default=list, blank=True)
-    # A team's steps (SPEC §7.3) are replayed by one worker at a time: the
-    # lease holder, until when, and whether an answer came in meanwhile.
+    # A team's steps (SPEC §7.3) are replayed, and a model hand-off is asked,
+    # by one worker at a time: the lease holder, until when, and (for a
+    # replay) whether an answer came in meanwhile.
     replay_owner = models.CharField(max_length=40, blank=True, default="")
     replay_until = models.DateTimeField(null=True, blank=True)
     replay_again = models.BooleanField(default=False)

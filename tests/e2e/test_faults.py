@@ -23,7 +23,8 @@ import pytest
 
 from examples.shop import tools as shop
 from tests.e2e.conftest import on_postgres
-from tests.support.server import Browser, Server
+from tests.fakes.chat_server import FakeChatServer, Reply, text_reply
+from tests.support.server import SHOP, Browser, Server
 from threads.api import DETAIL_NO_OPERATOR_TOKEN
 
 pytestmark = pytest.mark.server
@@ -146,14 +147,15 @@ WORKERS = [
 
 
 def kill_mid_write(data_dir: Path, thread: str, text: str, fault: str, until: Any,
-                   workers: str) -> tuple[Browser, float, Server]:
+                   workers: str, agent_file: Path = SHOP, extra_env: dict[str, str] | None = None,
+                   ) -> tuple[Browser, float, Server]:
     """Approve ``text`` on one worker, SIGKILL it once the shop shows the
-    effect (its reply held by the ``hang`` fault), and hand back a browser on a
-    worker that is alive (one serving all along, or a fresh one started after
-    the kill), with the moment of the kill."""
-    env = {"STALWART_SHOP_FAULTS": fault, "STALWART_SHOP_HANG": "120", **FAST_SWEEP}
-    doomed = Server(data_dir, env=env).start()
-    survivor = Server(data_dir, env=env).start() if workers == "two" else None
+    effect (its reply held by the ``hang`` fault) or ``until`` says so, and
+    hand back a browser on a worker that is alive (one serving all along, or a
+    fresh one started after the kill), with the moment of the kill."""
+    env = {"STALWART_SHOP_FAULTS": fault, "STALWART_SHOP_HANG": "120", **FAST_SWEEP, **(extra_env or {})}
+    doomed = Server(data_dir, agent_file=agent_file, env=env).start()
+    survivor = Server(data_dir, agent_file=agent_file, env=env).start() if workers == "two" else None
     browser = Browser(doomed.url)
     pause = browser.say(thread, text).json()["waiting"][0]
 
@@ -176,7 +178,7 @@ def kill_mid_write(data_dir: Path, thread: str, text: str, fault: str, until: An
     killed_at = time.monotonic()
     doomed.stop()
     if survivor is None:
-        survivor = Server(data_dir, env=env).start()
+        survivor = Server(data_dir, agent_file=agent_file, env=env).start()
     browser.client.base_url = survivor.url  # type: ignore[assignment]
     return browser, killed_at, survivor
 
@@ -231,3 +233,36 @@ def test_a_worker_killed_during_a_hanging_charge_charges_exactly_once(data_dir: 
     finally:
         survivor.stop()
         browser.close()
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_a_worker_killed_while_the_model_thinks_leaves_the_hand_off_to_the_sweep(data_dir: Path, tmp_path: Path,
+                                                                                 workers: str):
+    thread = tid(f"f-kill-model-{workers}")
+    agent = tmp_path / "agent.yaml"
+    with FakeChatServer([Reply(body=text_reply("Too late."), delay=120),
+                         text_reply("Here is a song about your order.")]) as model:
+        agent.write_text(SHOP.read_text().replace(
+            "    vocabulary: vocabulary.yaml\n",
+            "    vocabulary: vocabulary.yaml\n"
+            f"    model: {{base_url: '{model.url}', model: fake, key_env: TEST_MODEL_KEY, timeout: 150}}\n"))
+        (tmp_path / "vocabulary.yaml").write_text((SHOP.parent / "vocabulary.yaml").read_text())
+        browser, killed_at, survivor = kill_mid_write(
+            data_dir, thread, "put forty on my last purchase please", "", lambda: len(model.requests) == 1, workers,
+            agent_file=agent, extra_env={"TEST_MODEL_KEY": "sk-test"})
+        try:
+            said: list[tuple[Any, ...]] = []
+            while time.monotonic() - killed_at < 30:
+                said = rows(data_dir, "SELECT m.text FROM threads_message m JOIN threads_run r ON m.run_id = r.id "
+                                      "WHERE m.thread_id = ? AND m.role = 'assistant' AND r.status = 'done' "
+                                      "ORDER BY m.created_at", (thread,))
+                if said:
+                    break
+                time.sleep(0.2)
+            # The survivor's sweep asked the model again, once, and replied in the thread.
+            assert said and said[-1] == ("Here is a song about your order.",), survivor.log()
+            assert len(model.requests) == 2
+            assert rows(data_dir, "SELECT replay_owner FROM threads_run WHERE thread_id = ?", (thread,)) == [("",)]
+        finally:
+            survivor.stop()
+            browser.close()

@@ -5,14 +5,17 @@ Against a real local HTTP server speaking the chat-completions format.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from catalogue.llm import MESSAGES
 from examples.shop import tools as shop
 from tests.conftest import SHOP
 from tests.fakes.chat_server import FakeChatServer, clarify_reply, text_reply, tool_calls_reply
+from threads.models import Interrupt, Message, Run, Step
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -114,3 +117,86 @@ def test_a_model_that_answers_garbage_or_times_out_replies_clearly_and_loses_not
     assert reply.text == MESSAGES["en"][key]
     assert reply.waiting == []
     assert "visa-0019" in desk.say("d-7", "show order 4411").text  # the thread goes on
+
+
+def _handed_to_a_dead_worker(desk, thread: str, monkeypatch) -> Run:  # type: ignore[no-untyped-def]
+    """What a worker SIGKILLed after the claim, while it asked the model, leaves:
+    the run running under its lease, which then lapses."""
+    from approvals import answers
+    from threads.engine.lease import worker_id
+
+    desk.say(thread, "put forty on my last purchase please")
+    with monkeypatch.context() as m:
+        m.setattr(answers, "delegate_run", lambda run, advance: advance)  # the claim commits, then the worker dies
+        desk.confirm(thread, "approve")
+    run = Run.objects.get(thread_id=thread)
+    assert (run.status, run.replay_owner) == ("running", worker_id())  # the claim took the run's lease
+    Run.objects.filter(pk=run.pk).update(replay_owner="dead-host:1:x",
+                                         replay_until=timezone.now() - timedelta(seconds=1))
+    return run
+
+
+def test_a_hand_off_whose_worker_died_is_asked_again_by_the_sweep_once(shop_dir, tmp_path, monkeypatch):
+    from threads.engine import sweep_once
+
+    monkeypatch.setenv("TEST_MODEL_KEY", "sk-test")
+    with FakeChatServer([text_reply("Here is a song about your order.")]) as server:
+        desk = model_desk(tmp_path, server.url)
+        run = _handed_to_a_dead_worker(desk, "d-dead", monkeypatch)
+        assert server.requests == []
+        assert sweep_once() == 1
+        assert len(server.requests) == 1 and sweep_once() == 0  # taken once
+    run.refresh_from_db()
+    assert (run.status, run.replay_owner) == ("done", "")
+    said = Message.objects.filter(run=run, role="assistant").order_by("created_at").values_list("text", flat=True)
+    assert list(said)[-1] == "Here is a song about your order."  # after the offer to hand it over
+
+
+def test_a_live_hand_off_is_left_alone_and_its_lease_renewed(shop_dir, tmp_path, monkeypatch):
+    from threads.engine import sweep_once
+    from threads.engine.lease import heartbeat, run_lease_forget, worker_id
+
+    monkeypatch.setenv("TEST_MODEL_KEY", "sk-test")
+    with FakeChatServer([]) as server:
+        desk = model_desk(tmp_path, server.url)
+        run = _handed_to_a_dead_worker(desk, "d-live", monkeypatch)
+        Run.objects.filter(pk=run.pk).update(replay_owner=worker_id())  # this worker, still asking
+        assert heartbeat() == 1  # renewed while it asks
+        run.refresh_from_db()
+        assert run.replay_until > timezone.now()
+        assert sweep_once() == 0 and server.requests == []
+        run_lease_forget(run)
+
+
+def test_a_hand_off_taken_over_while_the_model_answered_records_nothing(shop_dir, tmp_path, monkeypatch):
+    from threads.engine import delegate as handoff
+
+    asked = handoff.delegate
+
+    def slow_worker(*args, **kwargs):  # type: ignore[no-untyped-def]
+        answer = asked(*args, **kwargs)
+        Run.objects.update(replay_owner="a-sweeper-elsewhere")  # our heartbeat lapsed meanwhile
+        return answer
+
+    monkeypatch.setenv("TEST_MODEL_KEY", "sk-test")
+    monkeypatch.setattr(handoff, "delegate", slow_worker)
+    with FakeChatServer([tool_calls_reply(("charge_card", {"order_id": "4411", "amount": 40}))]) as server:
+        desk = model_desk(tmp_path, server.url)
+        desk.say("d-over", "put forty on my last purchase please")
+        reply = desk.confirm("d-over", "approve")
+    # The sweep that holds the run now asks the model and replies; this worker records none of it.
+    assert reply.text == "" and reply.waiting == []
+    assert not Step.objects.exists() and not Interrupt.objects.filter(status="open").exists()
+    run = Run.objects.get()
+    assert (run.status, run.replay_owner) == ("running", "a-sweeper-elsewhere")
+
+
+def test_a_lapsed_replay_lease_of_a_teams_steps_is_not_taken_for_a_hand_off(shop_dir, tmp_path, monkeypatch):
+    from threads.engine import sweep_once
+
+    monkeypatch.setenv("TEST_MODEL_KEY", "sk-test")
+    with FakeChatServer([]) as server:
+        desk = model_desk(tmp_path, server.url)
+        run = _handed_to_a_dead_worker(desk, "d-team", monkeypatch)
+        Run.objects.filter(pk=run.pk).update(plan={**run.plan, "steps": "examples.team:steps"})
+        assert sweep_once() == 0 and server.requests == []  # a team's replay keeps its own rules

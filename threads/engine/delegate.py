@@ -7,10 +7,16 @@ check (so a write pauses with ``argument_origin`` reasons); a ``clarify``
 question -> an ``ask`` pause whose answer goes back to the model; plain text
 -> the reply; an error (no model, no key, a model that fails or times out)
 -> its one sentence as the reply, and nothing lost.
+
+The worker asking the model holds the run's lease (taken with the answer's
+claim, ``lease.run_lease_take``); what the model said is recorded only while
+it still does. If it died meanwhile, a sweep takes the lease over and asks the
+model again (``reconcile.stranded_runs``): asking has no effect of its own.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.db import transaction
@@ -18,16 +24,27 @@ from django.db import transaction
 from catalogue import registry
 from catalogue.llm import delegate
 from threads.engine.advance import run_advance
+from threads.engine.lease import run_lease_forget, run_lease_release
 from threads.engine.lifecycle import Advance, run_status_set
 from threads.engine.pauses import pause_open
 from threads.engine.replies import reply_write
 from threads.engine.steps import steps_create
 from threads.models import Interrupt, Message, Run
 
+log = logging.getLogger("stalwart.engine")
+
 HISTORY_MESSAGES = 20
 
 
 def delegate_run(run: Run, advance: Advance) -> Advance:
+    """Ask the model, holding the run's lease, and carry the run on with what it said."""
+    try:
+        return _delegate(run, advance)
+    finally:
+        run_lease_forget(run)
+
+
+def _delegate(run: Run, advance: Advance) -> Advance:
     agent = registry.get_agent(run.agent)
     withdrawn = registry.withdrawn_tools(agent)
     tools = [t for t in agent.tools if t.name not in withdrawn]
@@ -37,29 +54,39 @@ def delegate_run(run: Run, advance: Advance) -> Advance:
     if asked:  # the turn, each question and answer in order; the last answer is said last
         history, turn = [*history, {"role": "user", "content": run.text}, *asked[:-1]], asked[-1]["content"]
     answer = delegate(config, turn=turn, history=history, tools=tools, language=run.language)
-    if not answer.ok:
-        run_status_set(run, Run.Status.DONE)
-        advance.lines.append(answer.detail)
-        return reply_write(advance)
+    if not answer.ok or (answer.question is None and not answer.calls):  # a sentence, and the run is done
+        with transaction.atomic():
+            if not run_lease_release(run):
+                return _taken_over(run, advance)
+            run_status_set(run, Run.Status.DONE)
+            advance.lines.append(answer.detail if not answer.ok else answer.text or answer.detail)
+            return reply_write(advance)
     if answer.question is not None:
         question = dict(answer.question)
         with transaction.atomic():
+            if not run_lease_release(run):
+                return _taken_over(run, advance)
             asked_before = run.interrupts.filter(kind=Interrupt.Kind.ASK).count()
             pause_open(run=run, step=None, kind=Interrupt.Kind.ASK, tool="", generation=asked_before, payload={
                 "question": question.get("prompt", ""), "ask": question, "argument": None, "tools": [],
                 "delegate": True, "arguments": [], "reasons": ["ask"], "irreversible": False,
             })
-        advance.lines.append(str(question.get("prompt", "")))
-        return reply_write(advance)
-    if answer.calls:
-        with transaction.atomic():
-            steps_create(run, list(answer.calls), agent.tool_map)
-        if answer.detail:
-            advance.lines.append(answer.detail)
-        return run_advance(run.id, advance=advance)
-    run_status_set(run, Run.Status.DONE)
-    advance.lines.append(answer.text or answer.detail)
-    return reply_write(advance)
+            advance.lines.append(str(question.get("prompt", "")))
+            return reply_write(advance)
+    with transaction.atomic():
+        if not run_lease_release(run):
+            return _taken_over(run, advance)
+        steps_create(run, list(answer.calls), agent.tool_map)
+    if answer.detail:
+        advance.lines.append(answer.detail)
+    return run_advance(run.id, advance=advance)
+
+
+def _taken_over(run: Run, advance: Advance) -> Advance:
+    """A sweep took the run over while the model was asked (this worker's
+    heartbeat lapsed): the sweep asks again and replies; this answer says nothing."""
+    log.warning("run %s was taken over while its model was asked; what the model said is left out", run.id)
+    return advance
 
 
 def _asked(run: Run) -> list[dict[str, str]]:

@@ -10,6 +10,13 @@ the call records its outcome only while it still holds the lease
 (``lease_release``, or the step's own save with ``release``:
 ``lifecycle.step_status_set``); one that lost it to a sweep records nothing
 on the step.
+
+A run carried on outside any step (a model hand-off: the model is asked
+after the claim commits) holds a lease on the run the same way
+(``run_lease_take`` in the claim's transaction; ``replay_owner`` and
+``replay_until``, which a team's steps also use): renewed by the heartbeat,
+taken over by a sweep once it lapsed, and given up (``run_lease_release``)
+in the transaction that records what the model said.
 """
 
 from __future__ import annotations
@@ -17,15 +24,18 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+import threading
 from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from threads.models import Step
+from threads.models import Run, Step
 
 _worker: tuple[int, str] | None = None
+_runs_held: set[str] = set()  # runs this process carries on outside a step, for the heartbeat
+_runs_lock = threading.Lock()
 
 
 def worker_id() -> str:
@@ -49,10 +59,58 @@ def lease_take(step: Step) -> None:
 
 def heartbeat() -> int:
     """Renew every lease this worker holds; the number renewed."""
+    now = timezone.now()
+    renewed = 0
+    with _runs_lock:
+        runs = list(_runs_held)
+    if runs:
+        renewed = Run.objects.filter(pk__in=runs, replay_owner=worker_id()).update(
+            replay_until=now + timedelta(seconds=lease_seconds()))
     held = Step.objects.filter(status=Step.Status.RUNNING, lease_owner=worker_id())
     if not held.exists():  # a read: no write lock taken while this worker runs nothing
-        return 0
-    return held.update(lease_at=timezone.now())
+        return renewed
+    return renewed + held.update(lease_at=now)
+
+
+def run_lease_take(run: Run) -> None:
+    """Inside the transaction that lets ``run`` go on outside any step (the
+    claim of an answer the model is to be told): this worker holds it."""
+    until = timezone.now() + timedelta(seconds=lease_seconds())
+    Run.objects.filter(pk=run.pk).update(replay_owner=worker_id(), replay_until=until)
+    run.replay_owner, run.replay_until = worker_id(), until
+    with _runs_lock:
+        _runs_held.add(run.pk)
+
+
+def run_lease_claim(run: Run) -> bool:
+    """A sweep takes over a run whose holder stopped beating: one conditional
+    UPDATE (the old owner and time must still be there); True for the one that wins."""
+    until = timezone.now() + timedelta(seconds=lease_seconds())
+    won = Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, replay_owner=run.replay_owner,
+                             replay_until=run.replay_until).update(replay_owner=worker_id(), replay_until=until) == 1
+    if won:
+        run.replay_owner, run.replay_until = worker_id(), until
+        with _runs_lock:
+            _runs_held.add(run.pk)
+    return won
+
+
+def run_lease_release(run: Run) -> bool:
+    """Inside the transaction that records what the run did meanwhile: True
+    while this worker still holds the run's lease, which it gives up."""
+    run_lease_forget(run)
+    return Run.objects.filter(pk=run.pk, replay_owner=worker_id()).update(replay_owner="", replay_until=None) == 1
+
+
+def run_lease_forget(run: Run) -> None:
+    """The heartbeat stops renewing ``run`` (this worker is done with it, or failed)."""
+    with _runs_lock:
+        _runs_held.discard(run.pk)
+
+
+def runs_lapsed() -> QuerySet[Run]:
+    """Runs carried on outside a step whose holder stopped beating."""
+    return Run.objects.filter(status=Run.Status.RUNNING, replay_until__lt=timezone.now()).exclude(replay_owner="")
 
 
 def lapsed() -> QuerySet[Step]:

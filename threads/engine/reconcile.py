@@ -16,7 +16,9 @@ saga carries on from there (it resends only with the same key, else pauses as
 ``saga_stuck``). A run left ``running`` with nothing running (its worker died
 after a claim, before the step started, or between two undos) is carried on
 too (``stranded_runs``); a step is started by its own conditional UPDATE, so
-that never sends a call twice.
+that never sends a call twice. A run whose worker died while it asked the
+model (its run lease lapsed) is taken over the same way and the model asked
+again: asking has no effect, and the dead worker's answer is never recorded.
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ from catalogue import registry
 from catalogue.bindings import Outcome
 from threads import verdicts as V
 from threads.engine.advance import run_advance
+from threads.engine.delegate import delegate_run
 from threads.engine.events import EventType, event_append
 from threads.engine.execute import call_values, effect_record, receipt_before_send, send, step_data
-from threads.engine.lease import lapsed, lease_claim, lease_release, lease_seconds
+from threads.engine.lease import lapsed, lease_claim, lease_release, lease_seconds, run_lease_claim, runs_lapsed
 from threads.engine.lifecycle import Advance, step_status_set
 from threads.engine.replies import reply_write
 from threads.engine.saga import saga_run
@@ -83,6 +86,25 @@ def stranded_runs() -> int:
                 saga_run(run.id)
             else:
                 run_advance(run.id)
+        except Exception:
+            log.exception("could not carry on run %s", run.id)
+    return taken + stranded_handoffs()
+
+
+def stranded_handoffs() -> int:
+    """Runs whose worker died while it asked the model: the model is asked
+    again by the one sweeper whose conditional UPDATE of the run's lease wins.
+    (A team's steps keep their own replay lease: ``teamsteps``.)"""
+    taken = 0
+    quiet = (runs_lapsed().exclude(plan__has_key="steps").exclude(steps__status=Step.Status.RUNNING)
+             .exclude(interrupts__status=Interrupt.Status.OPEN).distinct())
+    for run in list(quiet[:SWEEP_BATCH]):
+        if not run_lease_claim(run):
+            continue
+        taken += 1
+        log.warning("run %s was left running by a worker that died asking the model; asking it again", run.id)
+        try:
+            delegate_run(run, Advance(run=run))
         except Exception:
             log.exception("could not carry on run %s", run.id)
     return taken
