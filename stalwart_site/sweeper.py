@@ -1,9 +1,9 @@
 """The sweep in every serving process (SPEC §9): at start and every
 ``STALWART_SWEEP_SECONDS``.
 
-One daemon thread per process beats for the steps this worker runs (every
-third of ``STALWART_LEASE_SECONDS``) and, when a sweep is due, reconciles the
-steps of workers that died (``threads.engine.sweep_once``: each taken by one
+One daemon thread per process beats for the steps (and the model
+hand-offs) this worker runs, every third of ``STALWART_LEASE_SECONDS``.
+Another, when a sweep is due, reconciles the steps of workers that died (``threads.engine.sweep_once``: each taken by one
 conditional UPDATE, so of several serving processes only one acts on a step),
 then closes pauses past their deadline and escalates old ones (SPEC §7.6;
 ``threads.engine.deadlines_sweep``, claimed the same way).
@@ -24,6 +24,7 @@ from django.db import close_old_connections
 log = logging.getLogger("stalwart.sweep")
 
 _started: threading.Thread | None = None
+_beating: threading.Thread | None = None
 _stop = threading.Event()
 
 
@@ -58,12 +59,9 @@ def sweep_deadlines(now: datetime | None = None) -> dict[str, list[str]]:
 
 
 def _loop() -> None:
-    from threads.engine.lease import heartbeat
-
     next_sweep = 0.0
     while not _stop.is_set():
         try:
-            heartbeat()
             now = time.monotonic()
             if now >= next_sweep:
                 taken = sweep()
@@ -77,13 +75,32 @@ def _loop() -> None:
         _stop.wait(tick_seconds())
 
 
+def _beat() -> None:
+    """The heartbeat, apart from the sweep: a sweep that carries a run on (a
+    call sent again, a model asked again) may take long, and this worker's
+    own leases must not lapse meanwhile."""
+    from threads.engine.lease import heartbeat
+
+    while not _stop.is_set():
+        try:
+            heartbeat()
+        except Exception:  # a database that is briefly away must not end the beating
+            log.exception("heartbeat failed; trying again")
+        finally:
+            close_old_connections()
+        _stop.wait(tick_seconds())
+
+
 def start() -> threading.Thread:
-    """Start this process's sweeper (once)."""
-    global _started
+    """Start this process's sweeper and heartbeat (once each); the sweeper's thread."""
+    global _started, _beating
     if _started is None or not _started.is_alive():
         _stop.clear()
         _started = threading.Thread(target=_loop, name="stalwart-sweep", daemon=True)
         _started.start()
+    if _beating is None or not _beating.is_alive():
+        _beating = threading.Thread(target=_beat, name="stalwart-heartbeat", daemon=True)
+        _beating.start()
     return _started
 
 

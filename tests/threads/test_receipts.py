@@ -207,3 +207,28 @@ def test_a_call_whose_step_a_sweep_took_over_meanwhile_records_nothing_on_the_st
     assert "ch-4411" not in reply.text and reply.data["status"] == "running"
     assert not Event.objects.filter(type="step", data__status="succeeded").exists()
     assert len(shop.charges("4411")) == 1  # sent once
+
+
+def test_a_long_sweep_does_not_stop_this_workers_heartbeat(db, settings, monkeypatch):  # type: ignore[no-untyped-def]
+    import threading
+
+    from stalwart_site import sweeper
+    from threads import engine
+    from threads.engine import lease
+
+    settings.STALWART_LEASE_SECONDS = 0.6  # a tick every 0.2 s
+    held = threading.Event()
+    beats: list[int] = []
+    monkeypatch.setattr(engine, "sweep_once", lambda: held.wait(10) and 0)  # a sweep busy carrying a run on
+    monkeypatch.setattr(lease, "heartbeat", lambda: beats.append(1) or 0)
+    monkeypatch.setattr(sweeper, "sweep_deadlines", lambda: None)
+    sweeper.start()
+    try:
+        for _ in range(100):
+            if len(beats) >= 3:
+                break
+            threading.Event().wait(0.05)
+        assert len(beats) >= 3  # beating on while the sweep is held
+    finally:
+        held.set()
+        sweeper.stop()
