@@ -7,6 +7,9 @@ Django's admin asks its paginator for ``count`` on every page of a list, and a
 page costs the same whatever the queue's length. Up to the cap the count is
 exact; above it the page says "more than 10,000 pauses", which is true, rather
 than a planner's estimate, which may be far off between two ``ANALYZE``s.
+The queue's templates include Django's own pagination and search form; only
+the count they read changes (``QueueChangeList.counted``), and a capped count
+is left out of the search form, whose words need a number.
 
 Above the cap the pages go on as long as there are rows: the pages up to the
 cap are known to exist; from there each page reads one row more than it shows,
@@ -23,7 +26,7 @@ from django.contrib.admin.views.main import ChangeList
 from django.core.paginator import EmptyPage, Page, Paginator
 from django.utils.formats import number_format
 from django.utils.functional import cached_property
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext
 
 COUNT_CAP = 10_000
 
@@ -85,19 +88,21 @@ class QueuePaginator(Paginator):
         if not (self.end_known and number + on_each_side >= last):
             yield self.ELLIPSIS
 
-    def summary(self) -> str:
-        """How many pauses, in words: exact up to the cap, "more than" above it."""
-        if self.capped:
-            return gettext("More than %(count)s pauses") % {"count": number_format(self.cap, force_grouping=True)}
-        return ngettext("%(count)s pause", "%(count)s pauses", self.count) % {
-            "count": number_format(self.count, force_grouping=True)}
+    def more_than(self) -> str:
+        """The capped count in words, as Django's pagination puts it before the list's name."""
+        return gettext("More than %(count)s") % {"count": number_format(self.cap, force_grouping=True)}
 
-    def results(self) -> str:
-        """The same, as the search box says it."""
-        if self.capped:
-            return gettext("More than %(count)s results") % {"count": number_format(self.cap, force_grouping=True)}
-        return ngettext("%(count)s result", "%(count)s results", self.count) % {
-            "count": number_format(self.count, force_grouping=True)}
+
+class _CountInWords:
+    """A queue's changelist as Django's own pagination template reads it, its
+    ``result_count`` in words ("More than 10,000", then the template's "pauses")."""
+
+    def __init__(self, changelist: ChangeList, words: str) -> None:
+        self._changelist = changelist
+        self.result_count = words
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._changelist, name)
 
 
 class QueueChangeList(ChangeList):
@@ -110,6 +115,12 @@ class QueueChangeList(ChangeList):
     """
 
     TIES = {"created_at": ("id",), "thread_id": ("created_at", "id")}
+
+    @property
+    def counted(self) -> Any:
+        """This list for Django's pagination template: itself, or past the cap its count in words."""
+        paginator = self.paginator
+        return _CountInWords(self, paginator.more_than()) if paginator.capped else self
 
     def get_ordering(self, request: Any, queryset: Any) -> list[Any]:
         # Without the model admin's own order appended after a column clicked: the ties below

@@ -35,9 +35,11 @@ def rows(page: str) -> list[int]:
 
 def paginator(page: str) -> list[str]:
     """The page links and the count, as words (ellipsis included)."""
-    block = re.search(r'<p class="paginator">(.*?)</p>', page, re.S)
+    # Django's own markup: <p class="paginator"> in 5.2; <nav class="paginator"> with a hidden heading in 6.
+    block = re.search(r'<(p|nav) class="paginator"[^>]*>(.*?)</\1>', page, re.S)
     assert block, "the queue has a paginator"
-    return [t.strip() for t in re.sub(r"<[^>]+>", "|", block.group(1)).split("|") if t.strip()]
+    shown = re.sub(r'<h2[^>]*class="visually-hidden"[^>]*>.*?</h2>', "", block.group(2), flags=re.S)
+    return [t.strip() for t in re.split(r"<[^>]+>|\n", shown) if t.strip()]
 
 
 def get(client: Client, path: str) -> str:
