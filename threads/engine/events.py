@@ -59,21 +59,6 @@ def event_append(thread_id: str, type_: EventType, data: dict[str, Any]) -> Even
     return event
 
 
-class _Batch:
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def append(self, event: Event) -> None:
-        self.events.append(event)
-
-    def write(self) -> None:
-        by_thread: dict[str, list[Event]] = {}
-        for event in self.events:
-            by_thread.setdefault(event.thread_id, []).append(event)
-        for thread_id, events in by_thread.items():
-            _write(thread_id, events)
-
-
 @contextmanager
 def events_batched() -> Iterator[None]:
     """Events appended in the block are written together as it closes: one
@@ -85,12 +70,16 @@ def events_batched() -> Iterator[None]:
     if getattr(_local, "batch", None) is not None:
         yield
         return
-    batch = _Batch()
+    batch: list[Event] = []
     _local.batch = batch
     try:
         yield
         _local.batch = None
-        batch.write()
+        by_thread: dict[str, list[Event]] = {}
+        for event in batch:
+            by_thread.setdefault(event.thread_id, []).append(event)
+        for thread_id, events in by_thread.items():
+            _write(thread_id, events)
     finally:
         _local.batch = None
 
