@@ -25,7 +25,7 @@ from tests.conftest import SHOP
 # its decision and the call's receipt; the call's outcome, the events and the
 # reply; and the read that found the pause).
 PAUSE_QUERIES, PAUSE_COMMITS = 12, 1
-RESUME_QUERIES, RESUME_COMMITS = 22, 3
+RESUME_QUERIES, RESUME_COMMITS = 19, 3
 TURN_AFTER_PAUSE_QUERIES = 16
 
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
@@ -119,3 +119,24 @@ def test_a_transaction_publishes_its_events_once_in_order(shop_desk, monkeypatch
     # The claim with the call's start; then the call's outcome with the reply.
     assert [[e["event"] for e in m["events"]] for m in sent] == [["answered", "step"], ["step", "reply"]]
     assert [e["seq"] for m in sent for e in m["events"]] == [4, 5, 6, 7]
+
+
+def test_an_answer_built_from_what_was_written_is_the_one_read_back(shop_desk) -> None:  # type: ignore[no-untyped-def]
+    """After a sent call the answer comes from the run's steps read once and
+    kept current in memory; it must say what the database says."""
+    from threads.engine.lifecycle import Advance
+    from threads.engine.views import answer_data
+    from threads.models import Run
+
+    shop_desk.say("t-1", "charge 40 to order 4411 and then archive order 4412")
+    with cost() as resume:
+        reply = shop_desk.confirm("t-1", "approve")  # the charge runs; the archive waits
+    assert [(s["tool"], s["status"], s.get("verdict")) for s in reply.steps] == [
+        ("charge_card", "succeeded", "verified_applied"), ("archive_order", "waiting", None)]
+    assert [p["tool"] for p in reply.waiting] == ["archive_order"]
+    assert sum(s.startswith("SELECT") for s in resume.statements) == 3, str(resume)  # pause, steps, waiting
+    run = Run.objects.get(pk=reply.data["run"])
+    read_back = answer_data(Advance(run=run, reply=None, sent=True))
+    held = {k: v for k, v in reply.data.items() if k not in ("reply", "not_notified")}  # the outbox's, not the run's
+    assert held == {k: v for k, v in read_back.items() if k != "reply"}
+    assert held["status"] == "waiting"

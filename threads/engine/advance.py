@@ -10,13 +10,13 @@ from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.check import SENTENCE_WITHDRAWN, check_call
 from threads.engine.events import events_batched
-from threads.engine.execute import Prepared, prepared_send, sent_record, step_prepare, step_refuse
-from threads.engine.lifecycle import FINISHED, Advance, run_status_set
+from threads.engine.execute import Prepared, Sent, prepared_send, sent_record, step_prepare, step_refuse
+from threads.engine.lifecycle import FINISHED, Advance, Held, run_status_set
 from threads.engine.pauses import pause_open
 from threads.engine.teamsteps import flow_advance
 from threads.engine.values import resolve, shown
-from threads.engine.views import reply_and_view
-from threads.models import Interrupt, Run, Step
+from threads.engine.views import reply_and_view, steps_read
+from threads.models import Interrupt, Receipt, Run, Step
 from threads.texts import text
 
 
@@ -49,12 +49,33 @@ def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: froze
         advance.sent = True
         sent = prepared_send(agent, prepared)
         with transaction.atomic(), events_batched():
-            run.refresh_from_db()  # a new turn or a cancel may have come while the call ran
+            # One read: the run (a new turn or a cancel may have come while the call
+            # ran) and its steps, kept current in memory for the next step and the answer.
+            held = sent_held(run, sent)
             go_on = sent_record(run, agent, sent, advance)
-            prepared = advance_segment(run, agent, withdrawn, advance) if go_on else None
+            if go_on:
+                receipt = sent.prepared.receipt
+                if receipt is not None and receipt.verdict not in ("", Receipt.Verdict.PENDING):
+                    held.verdicts[sent.prepared.step.pk] = receipt.verdict
+                advance.held = held
+            prepared = advance_segment(run, agent, withdrawn, advance, steps=held.steps) if go_on else None
             if prepared is None:
                 reply_and_view(advance)
                 return advance
+            advance.held = None
+
+
+def sent_held(run: Run, sent: Sent) -> Held:
+    """The run made current and its steps read in one statement, the sent step
+    among them as this worker holds it in memory."""
+    steps, verdicts = steps_read(run, run_too=True)
+    mine = sent.prepared.step
+    for i, step in enumerate(steps):
+        if step.pk == mine.pk:
+            if step.undo_of_id is not None:
+                mine.undo_of = step.undo_of
+            steps[i] = mine
+    return Held(steps, verdicts)
 
 
 def advance_segment(run: Run, agent: AgentSpec, withdrawn: frozenset[str], advance: Advance,

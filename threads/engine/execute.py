@@ -27,6 +27,7 @@ from catalogue.check import SENTENCE_UNKNOWN
 from catalogue.tools import Tool
 from threads import verdicts as V
 from threads.engine.events import EventType, event_append, events_batched
+from threads.engine.inserts import insert_new
 from threads.engine.lease import lease_release, lease_take
 from threads.engine.lifecycle import Advance, run_status_set, step_status_set, steps_cancel
 from threads.engine.pauses import pause_open
@@ -97,13 +98,14 @@ def step_prepare(run: Run, step: Step, agent: AgentSpec, advance: Advance, store
             irreversible=step.irreversible, lease_owner=step.lease_owner, lease_at=step.lease_at,
             updated_at=timezone.now()):
         log.warning("step %s of run %s was started elsewhere; not sent again", step.index, run.id)
+        advance.held = None  # the step is not as held in memory: the answer reads it back
         return False
     step.status = Step.Status.RUNNING
     receipt = None
     key = None
     if tool.is_write:
         # The step is ours (its row locked until commit): no other worker stores this receipt now.
-        receipt, mismatch = receipt_before_send(run, step, tool, values, agent, claimed=True)
+        receipt, mismatch = receipt_before_send(run, step, tool, values, agent)
         if mismatch:
             return unsafe_retry_stop(run, step, receipt, advance)
         key = receipt.idempotency_key or None
@@ -182,6 +184,7 @@ def effect_record(run: Run, step: Step, tool: Tool, agent: AgentSpec, values: di
             Receipt.objects.filter(pk=receipt.pk).update(
                 attempts=F("attempts") + attempts, transport=outcome.transport, verdict=verdict or "",
                 evidence=evidence[:200])
+            receipt.transport, receipt.verdict, receipt.evidence = outcome.transport, verdict or "", evidence[:200]
         # The plain outcomes give the lease up with the step's own save (``_finished``);
         # the others first make sure this worker still holds it.
         plain = verdict == V.VERIFIED_APPLIED or (verdict in (None, V.VERIFIED_NOT_APPLIED) and not outcome.ambiguous)
@@ -268,7 +271,7 @@ def _unhealthy(run: Run, verdict: str) -> None:
 
 
 def receipt_before_send(run: Run, step: Step, tool: Tool, values: dict[str, Any], agent: AgentSpec,
-                        operation_id: str | None = None, claimed: bool = False) -> tuple[Receipt, bool]:
+                        operation_id: str | None = None) -> tuple[Receipt, bool]:
     """Store the intent before the write is sent (SPEC §9); the operation id
     and idempotency key are stable for the step across retries. True with it
     when the same operation was stored before with another request hash or key."""
@@ -276,15 +279,10 @@ def receipt_before_send(run: Run, step: Step, tool: Tool, values: dict[str, Any]
     secret = agent.secrets.get(tool.name, frozenset())
     rhash = request_hash(tool.name, values, secret | {str((tool.idempotency or {}).get("argument"))})
     key = operation_id if tool.idempotency else ""
-    defaults = {"step": step, "tool": tool.name, "request_hash": rhash, "idempotency_key": key}
-    if claimed:
-        # The caller holds the step's claim in this transaction: no one else
-        # can store this operation now, so no savepoint is needed around it.
-        found = Receipt.objects.filter(operation_id=operation_id).first()
-        receipt, created = (found, False) if found else (Receipt.objects.create(operation_id=operation_id,
-                                                                                **defaults), True)
-    else:
-        receipt, created = Receipt.objects.get_or_create(operation_id=operation_id, defaults=defaults)
+    receipt = Receipt(operation_id=operation_id, step=step, tool=tool.name, request_hash=rhash, idempotency_key=key)
+    created = insert_new(receipt)
+    if not created:  # stored by an earlier claim of this step's generation, by this worker or one that died
+        receipt = Receipt.objects.get(pk=operation_id)
     mismatch = not created and (receipt.request_hash != rhash or receipt.idempotency_key != key)
     return receipt, mismatch
 
@@ -301,6 +299,7 @@ def unsafe_retry_stop(run: Run, step: Step, receipt: Receipt, advance: Advance) 
         _unhealthy(run, V.UNSAFE_RETRY)
         steps_cancel(run, from_index=step.index + 1)
         run_status_set(run, Run.Status.DONE)
+    advance.held = None  # later steps were cancelled in the database only: the answer reads them back
     advance.lines.append(text(run.language, "unsafe_retry", tool=step.tool))
     return False
 

@@ -56,6 +56,14 @@ def new_id(prefix: str) -> str:
 
 
 @dataclass
+class Held:
+    """The run's steps (and the verdicts of their receipts, by step id) read once in a transaction."""
+
+    steps: list[Step]
+    verdicts: dict[int, str]
+
+
+@dataclass
 class Advance:
     """What one call into the engine did, for the reply."""
 
@@ -68,6 +76,9 @@ class Advance:
     steps: list[Step] | None = None
     waiting: list[Interrupt] | None = None
     sent: bool = False  # a call was sent in this call into the engine
+    # The run's steps as the transaction after a sent call read them, kept
+    # current in it, with their receipts' verdicts; None: read them back.
+    held: Held | None = None
     view_wanted: bool = False  # a person waits for the answer: read it in the last transaction
     view: dict[str, Any] | None = None
 

@@ -20,6 +20,7 @@ from catalogue.questions import is_timed_out
 from threads.engine.deadlines import pause_expire, pause_times
 from threads.engine.events import EventType, event_append
 from threads.engine.hooks import pause_opened
+from threads.engine.inserts import insert_new
 from threads.engine.lifecycle import Advance, run_status_set, step_status_set
 from threads.models import PAUSE_ANSWERS, Interrupt, Run, Step
 from threads.tokens import pause_id, pause_token
@@ -47,7 +48,10 @@ def pause_open(
         if fresh:
             pause, created = Interrupt.objects.create(id=pid, **defaults), True
         else:
-            pause, created = Interrupt.objects.get_or_create(id=pid, defaults=defaults)
+            pause = Interrupt(id=pid, **defaults)
+            created = insert_new(pause)
+            if not created:  # the same call paused for the same reason before: that pause, as it is
+                pause = Interrupt.objects.get(pk=pid)
         if advance is not None and advance.waiting is not None and pause.status == Interrupt.Status.OPEN:
             advance.waiting.append(pause)
         if created:

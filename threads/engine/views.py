@@ -10,7 +10,7 @@ from django.db.models import OuterRef, Subquery
 from threads.engine.lifecycle import Advance
 from threads.engine.pauses import open_pauses, present
 from threads.engine.replies import reply_write
-from threads.models import Receipt, Step
+from threads.models import Receipt, Run, Step
 
 
 def reply_and_view(advance: Advance) -> Advance:
@@ -30,14 +30,12 @@ def answer_data(advance: Advance, *, run_current: bool = False) -> dict[str, Any
     if advance.steps is not None and not advance.sent:
         steps = sorted(advance.steps, key=lambda s: s.index)  # a run made now, nothing sent: no receipts yet
         verdicts: dict[int, str] = {}
+    elif advance.held is not None:
+        steps, verdicts = sorted(advance.held.steps, key=lambda s: s.index), advance.held.verdicts
     else:
         if not run_current:
             run.refresh_from_db()
-        # Each step with the verdict of its last receipt that has one, in one read.
-        last = (Receipt.objects.filter(step=OuterRef("pk")).exclude(verdict__in=["", Receipt.Verdict.PENDING])
-                .order_by("-created_at").values("verdict")[:1])
-        steps = list(run.steps.select_related("undo_of").annotate(last_verdict=Subquery(last)).order_by("index"))
-        verdicts = {s.pk: s.last_verdict for s in steps if s.last_verdict}
+        steps, verdicts = steps_read(run)
     reply = advance.reply
     waiting = [present(p) for p in advance.waiting] if advance.waiting is not None else open_pauses(run.thread_id)
     return {
@@ -51,6 +49,27 @@ def answer_data(advance: Advance, *, run_current: bool = False) -> dict[str, Any
         "steps": [step_view(s, verdicts.get(s.pk)) for s in steps],
         "health": run.health or "ok",
     }
+
+
+def steps_read(run: Run, *, run_too: bool = False) -> tuple[list[Step], dict[int, str]]:
+    """The run's steps in order, each with the verdict of its last receipt
+    that has one (by step id), in one read. ``run_too``: the run's own row is
+    read in the same statement and ``run`` made current from it, as
+    ``refresh_from_db`` would."""
+    last = (Receipt.objects.filter(step=OuterRef("pk")).exclude(verdict__in=["", Receipt.Verdict.PENDING])
+            .order_by("-created_at").values("verdict")[:1])
+    query = Step.objects.filter(run_id=run.pk).select_related("undo_of", *(["run"] if run_too else []))
+    steps = list(query.annotate(last_verdict=Subquery(last)).order_by("index"))
+    if run_too:
+        if not steps:
+            run.refresh_from_db()
+        else:
+            fresh = steps[0].run
+            for f in Run._meta.concrete_fields:
+                setattr(run, f.attname, getattr(fresh, f.attname))
+            for s in steps:
+                s.run = run
+    return steps, {s.pk: s.last_verdict for s in steps if s.last_verdict}
 
 
 def step_view(step: Step, verdict: str | None = None) -> dict[str, Any]:
