@@ -72,8 +72,6 @@ def sent_held(run: Run, sent: Sent) -> Held:
     mine = sent.prepared.step
     for i, step in enumerate(steps):
         if step.pk == mine.pk:
-            if step.undo_of_id is not None:
-                mine.undo_of = step.undo_of
             steps[i] = mine
     return Held(steps, verdicts)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import OuterRef, Subquery
+from django.db import connection
+from django.db.models.expressions import RawSQL
 
 from threads.engine.lifecycle import Advance
 from threads.engine.pauses import open_pauses, present
@@ -36,6 +37,7 @@ def answer_data(advance: Advance, *, run_current: bool = False) -> dict[str, Any
         if not run_current:
             run.refresh_from_db()
         steps, verdicts = steps_read(run)
+    indexes = {s.pk: s.index for s in steps}  # an undo names the write it undoes, a step of the same run
     reply = advance.reply
     waiting = [present(p) for p in advance.waiting] if advance.waiting is not None else open_pauses(run.thread_id)
     return {
@@ -46,7 +48,7 @@ def answer_data(advance: Advance, *, run_current: bool = False) -> dict[str, Any
         "waiting": waiting,
         "refusals": refusals_of(steps),
         "rollback": run.rollback,
-        "steps": [step_view(s, verdicts.get(s.pk)) for s in steps],
+        "steps": [step_view(s, verdicts.get(s.pk), indexes) for s in steps],
         "health": run.health or "ok",
     }
 
@@ -56,10 +58,8 @@ def steps_read(run: Run, *, run_too: bool = False) -> tuple[list[Step], dict[int
     that has one (by step id), in one read. ``run_too``: the run's own row is
     read in the same statement and ``run`` made current from it, as
     ``refresh_from_db`` would."""
-    last = (Receipt.objects.filter(step=OuterRef("pk")).exclude(verdict__in=["", Receipt.Verdict.PENDING])
-            .order_by("-created_at").values("verdict")[:1])
-    query = Step.objects.filter(run_id=run.pk).select_related("undo_of", *(["run"] if run_too else []))
-    steps = list(query.annotate(last_verdict=Subquery(last)).order_by("index"))
+    query = Step.objects.filter(run_id=run.pk).annotate(last_verdict=_last_verdict())
+    steps = list((query.select_related("run") if run_too else query).order_by("index"))
     if run_too:
         if not steps:
             run.refresh_from_db()
@@ -72,13 +72,30 @@ def steps_read(run: Run, *, run_too: bool = False) -> tuple[list[Step], dict[int
     return steps, {s.pk: s.last_verdict for s in steps if s.last_verdict}
 
 
-def step_view(step: Step, verdict: str | None = None) -> dict[str, Any]:
+def _last_verdict() -> RawSQL:
+    """A step's last receipt verdict that has one, as a correlated subquery.
+    Written out (table and column names from the models): Django's own
+    ``Subquery`` takes longer to compile than the whole read takes to run."""
+    qn, receipt, step = connection.ops.quote_name, Receipt._meta, Step._meta
+
+    def column(meta: Any, name: str) -> str:
+        return qn(meta.get_field(name).column)
+
+    return RawSQL(
+        f"SELECT r.{column(receipt, 'verdict')} FROM {qn(receipt.db_table)} r"
+        f" WHERE r.{column(receipt, 'step')} = {qn(step.db_table)}.{qn(step.pk.column)}"
+        f" AND r.{column(receipt, 'verdict')} NOT IN (%s, %s) ORDER BY r.{column(receipt, 'created_at')} DESC LIMIT 1",
+        ("", Receipt.Verdict.PENDING),
+    )
+
+
+def step_view(step: Step, verdict: str | None = None, indexes: dict[int, int] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "step": step.index, "tool": step.tool, "kind": step.kind, "status": step.status,
         "arguments": step.arguments, "reasons": step.reasons,
     }
     if step.undo_of_id is not None:
-        out["undo_of"] = step.undo_of.index if step.undo_of else None
+        out["undo_of"] = (indexes or {}).get(step.undo_of_id)
     if verdict:
         out["verdict"] = verdict  # the effect verdict of its last receipt (SPEC §9)
     if step.result is not None:
