@@ -52,13 +52,13 @@ def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: froze
             # One read: the run (a new turn or a cancel may have come while the call
             # ran) and its steps, kept current in memory for the next step and the answer.
             held = sent_held(run, sent)
-            go_on = sent_record(run, agent, sent, advance)
-            if go_on:
+            prepared = None
+            if sent_record(run, agent, sent, advance):
                 receipt = sent.prepared.receipt
                 if receipt is not None and receipt.verdict not in ("", Receipt.Verdict.PENDING):
                     held.verdicts[sent.prepared.step.pk] = receipt.verdict
                 advance.held = held
-            prepared = advance_segment(run, agent, withdrawn, advance, steps=held.steps) if go_on else None
+                prepared = advance_segment(run, agent, withdrawn, advance, steps=held.steps)
             if prepared is None:
                 reply_and_view(advance)
                 return advance
