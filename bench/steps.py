@@ -125,7 +125,7 @@ def plain_run(desk: Any) -> list[tuple[float, int, float]]:
                             agent=agent.name)
     plan = Plan(language="en", read=True,
                 calls=tuple(Call(step=i + 1, tool="note", arguments=(Argument("n", i),)) for i in range(CALLS)))
-    run, _, _ = run_create(thread=thread, agent=agent, text_="ten notes", language="en", plan=plan, context={})
+    run, _, _, _ = run_create(thread=thread, agent=agent, text_="ten notes", language="en", plan=plan, context={})
     run_advance(run.id)
     return resume_all(desk, thread.id, open_pauses(thread.id)[0])
 

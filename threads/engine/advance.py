@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -119,22 +120,42 @@ def advance_segment(run: Run, agent: AgentSpec, withdrawn: frozenset[str], advan
             return None
 
 
+@dataclass
+class Decision:
+    """What the check made of a planned step, before anything is written:
+    ``ask`` (``payload``), ``refuse`` (``rule``, ``sentence``), ``confirm``
+    (``payload``) or ``go``."""
+
+    action: str
+    payload: dict[str, Any] | None = None
+    rule: str = ""
+    sentence: str = ""
+
+    @property
+    def pauses(self) -> bool:
+        return self.action in ("ask", "confirm")
+
+
 def step_decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str],
                 advance: Advance) -> Prepared | bool:
     """Check a planned step; claim it to run, refuse it or pause it. True to go on."""
+    return step_apply(run, step, agent, advance, step_check(run, step, agent, withdrawn))
+
+
+def step_check(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str]) -> Decision:
+    """The check of a planned step, writing nothing; a step that passes it (to
+    run or to confirm) has its resolved arguments, reasons and irreversibility
+    set on it in memory. Reads the database only for results of earlier steps."""
     lang = run.language
     tool = agent.tool(step.tool)
     # An argument the turn left out: ask for it first (SPEC §5, §7.5).
     ask = pending_ask(run, step, agent)
     if ask is not None:
-        pause_open(run=run, step=step, kind=Interrupt.Kind.ASK, tool=step.tool, payload=ask,
-                   fresh=advance.steps is not None, advance=advance)
-        advance.lines.append(text(lang, "waiting_ask", prompt=ask["question"]))
-        return False
+        return Decision("ask", payload=ask)
     arguments, missing_from = resolve(run, step, tool)
     if missing_from is not None:
-        step_refuse(run, step, "dependency", text(lang, "dependency", tool=step.tool, step=missing_from), advance)
-        return True
+        return Decision("refuse", rule="dependency",
+                        sentence=text(lang, "dependency", tool=step.tool, step=missing_from))
     untrusted: set[int] = set()
     if run.tainted_by:  # results of reads_outside tools exist only once the run is tainted
         untrusted = set(
@@ -145,21 +166,37 @@ def step_decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str
         tainted_by=run.tainted_by, untrusted_steps=untrusted,
     )
     if verdict.action == "refuse":
-        step_refuse(run, step, verdict.rule, verdict.sentence, advance)
-        return True
+        return Decision("refuse", rule=verdict.rule, sentence=verdict.sentence)
     step.arguments = [a.to_json() for a in arguments]
     step.reasons = list(verdict.reasons)
     step.irreversible = verdict.irreversible
     if verdict.action == "confirm":
         assert tool is not None
-        pause_open(run=run, step=step, kind=Interrupt.Kind.CONFIRM, tool=step.tool,
-                   fresh=advance.steps is not None, advance=advance, payload={
+        return Decision("confirm", payload={
             "question": tool.confirm or text(lang, "confirm_question", tool=step.tool),
             "arguments": shown(step.arguments, tool),
             "reasons": list(verdict.reasons),
             "irreversible": verdict.irreversible,
         })
-        advance.lines.append(text(lang, "waiting_confirm", tool=step.tool))
+    return Decision("go")
+
+
+def step_apply(run: Run, step: Step, agent: AgentSpec, advance: Advance, decision: Decision,
+               stored_waiting: bool = False) -> Prepared | bool:
+    """Carry out ``decision`` on the step: a pause opened, a refusal, or the
+    step claimed to run. ``stored_waiting``: the run and step rows were
+    inserted already waiting (a new run's first pause, ``turns.run_create``)."""
+    lang = run.language
+    if decision.action == "refuse":
+        step_refuse(run, step, decision.rule, decision.sentence, advance)
+        return True
+    if decision.pauses:
+        assert decision.payload is not None
+        kind = Interrupt.Kind.ASK if decision.action == "ask" else Interrupt.Kind.CONFIRM
+        pause_open(run=run, step=step, kind=kind, tool=step.tool, payload=decision.payload,
+                   fresh=advance.steps is not None, advance=advance, stored_waiting=stored_waiting)
+        advance.lines.append(text(lang, "waiting_ask", prompt=decision.payload["question"]) if decision.action == "ask"
+                             else text(lang, "waiting_confirm", tool=step.tool))
         return False
     return step_prepare(run, step, agent, advance)
 

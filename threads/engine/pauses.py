@@ -28,11 +28,12 @@ from threads.tokens import pause_id, pause_token
 
 def pause_open(
     *, run: Run, step: Step | None, kind: str, tool: str, payload: dict[str, Any], generation: int = 0,
-    fresh: bool = False, advance: Advance | None = None,
+    fresh: bool = False, advance: Advance | None = None, stored_waiting: bool = False,
 ) -> Interrupt:
     """Open a pause and set its step and run waiting. ``fresh``: the run was
     made in this transaction, so no pause of it can exist yet. The pause joins
-    ``advance.waiting`` when the caller keeps that list."""
+    ``advance.waiting`` when the caller keeps that list. ``stored_waiting``:
+    the step and run rows were inserted waiting in this transaction."""
     with transaction.atomic(savepoint=False):
         index = step.index if step else None
         generation = step.generation if step else generation
@@ -60,6 +61,8 @@ def pause_open(
             event_append(run.thread_id, EventType.WAITING, shown)
             # In this transaction: the outbox keeps the notice exactly when the pause commits.
             pause_opened(pause)
+        if stored_waiting:
+            return pause
         if step is not None:
             step_status_set(step, Step.Status.WAITING)
         run_status_set(run, Run.Status.WAITING)

@@ -12,6 +12,12 @@ from threads.models import Run, Step
 def steps_create(run: Run, calls: list[Call], tools: dict[str, Tool], offset: int | None = None) -> list[Step]:
     """The calls as steps, numbered after any the run has (``offset``, counted
     when not given), in one INSERT inside the caller's transaction."""
+    steps = steps_build(run, calls, tools, offset)
+    return Step.objects.bulk_create(steps) if steps else []
+
+
+def steps_build(run: Run, calls: list[Call], tools: dict[str, Tool], offset: int | None = None) -> list[Step]:
+    """The calls as steps in memory, not yet stored."""
     if offset is None:
         offset = run.steps.count()
     steps = []
@@ -21,7 +27,7 @@ def steps_create(run: Run, calls: list[Call], tools: dict[str, Tool], offset: in
             run=run, index=offset + call.step, tool=call.tool, kind=tool.kind if tool else "write",
             arguments=[_renumbered(a.to_json(), offset) for a in call.arguments],
         ))
-    return Step.objects.bulk_create(steps) if steps else []
+    return steps
 
 
 def _renumbered(arg: dict[str, Any], offset: int) -> dict[str, Any]:

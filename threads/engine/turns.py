@@ -12,12 +12,12 @@ from django.utils import timezone
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.plan import Plan
-from threads.engine.advance import advance_segment, run_advance
+from threads.engine.advance import Decision, advance_segment, run_advance, step_apply, step_check
 from threads.engine.events import EventType, event_append, events_batched
 from threads.engine.execute import Prepared
 from threads.engine.lifecycle import Advance, new_id, run_status_set, steps_supersede
 from threads.engine.pauses import pause_open
-from threads.engine.steps import steps_create
+from threads.engine.steps import steps_build
 from threads.engine.views import reply_and_view
 from threads.errors import NotFound
 from threads.models import Interrupt, Message, Run, Step, Thread
@@ -80,8 +80,9 @@ def _turn_unit(thread_id: str, session_hash: str, text_: str, lang: str, plan: P
                withdrawn: frozenset[str], context: dict[str, Any],
                privileges: list[str]) -> tuple[Advance, Prepared | None]:
     thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=agent.name)
-    run, superseded, steps = run_create(thread=thread, agent=agent, text_=text_, language=lang, plan=plan,
-                                        context=context, privileges=privileges, new_thread=created)
+    run, superseded, steps, first = run_create(thread=thread, agent=agent, text_=text_, language=lang, plan=plan,
+                                               context=context, privileges=privileges, new_thread=created,
+                                               withdrawn=withdrawn)
     advance = Advance(run=run, steps=steps, waiting=[], view_wanted=True)
     if superseded:
         advance.lines.append(text(lang, "superseded"))
@@ -90,7 +91,12 @@ def _turn_unit(thread_id: str, session_hash: str, text_: str, lang: str, plan: P
     if run.plan.get("steps"):  # a team's steps function: replayed by run_advance, its pauses read back
         advance.steps = advance.waiting = None
         return advance, None
-    prepared = advance_segment(run, agent, withdrawn, advance, steps=steps)
+    go: Prepared | bool = True
+    if first is not None:  # the first step, checked before the rows were stored
+        go = step_apply(run, first[0], agent, advance, first[1], stored_waiting=first[1].pauses)
+    prepared = go if isinstance(go, Prepared) else None
+    if go is True:
+        prepared = advance_segment(run, agent, withdrawn, advance, steps=steps)
     if prepared is None:
         reply_and_view(advance)
     return advance, prepared
@@ -99,21 +105,36 @@ def _turn_unit(thread_id: str, session_hash: str, text_: str, lang: str, plan: P
 @transaction.atomic(savepoint=False)
 def run_create(
     *, thread: Thread, agent: AgentSpec, text_: str, language: str, plan: Plan, context: dict[str, Any],
-    privileges: list[str] | None = None, new_thread: bool = False,
-) -> tuple[Run, list[str], list[Step]]:
+    privileges: list[str] | None = None, new_thread: bool = False, withdrawn: frozenset[str] | None = None,
+) -> tuple[Run, list[str], list[Step], tuple[Step, Decision] | None]:
+    """The run, the person's message, its ``turn`` event and its steps.
+
+    With ``withdrawn`` (a turn that will advance the run at once), the first
+    step is checked before the rows are stored and the decision returned for
+    the caller to carry out (``advance.step_apply``); when it pauses, the run
+    and that step are stored already waiting, which saves updating them."""
     superseded = [] if new_thread else _supersede_open(thread)
-    run = Run.objects.create(
+    run = Run(
         id=new_id("r"), thread=thread, agent=agent.name, language=language, text=text_,
         plan={**plan.to_json(), **({"steps": agent.steps} if agent.steps else {})}, context=context,
         privileges=sorted(set(privileges or [])),
     )
+    steps = steps_build(run, list(plan.calls), agent.tool_map, offset=0)
+    first = None
+    if withdrawn is not None and steps and plan.read and not agent.steps:
+        step = min(steps, key=lambda s: s.index)
+        first = (step, step_check(run, step, agent, withdrawn))
+        if first[1].pauses:
+            run.status, step.status = Run.Status.WAITING, Step.Status.WAITING
+    run.save(force_insert=True)
     message = Message.objects.create(
         id=new_id("m"), thread=thread, run=run, role=Message.Role.PERSON, text=text_, language=language
     )
     event_append(thread.id, EventType.TURN, {"run": run.id, "message": message.id, "text": text_,
                                              "language": language, "superseded": superseded})
-    steps = steps_create(run, list(plan.calls), agent.tool_map, offset=0)
-    return run, superseded, steps
+    if steps:
+        Step.objects.bulk_create(steps)
+    return run, superseded, steps, first
 
 
 def _supersede_open(thread: Thread) -> list[str]:
