@@ -113,13 +113,12 @@ class Desk:
         with its thread in one read, and answered with the token it shows."""
         import secrets as _secrets
 
-        from threads.engine import expire_questions, token_for
+        from threads.engine import expire_questions, thread_pauses, token_for
         from threads.errors import NotFound
         from threads.models import Interrupt
         from threads.selectors import thread_access
 
-        pauses = list(Interrupt.objects.select_related("thread", "step", "run")
-                      .filter(thread_id=thread, status=Interrupt.Status.OPEN).order_by("created_at", "id"))
+        pauses = thread_pauses(thread, whole=True)
         if pauses and not _secrets.compare_digest(pauses[0].thread.session_hash, self._session_hash):
             raise NotFound()  # another session's thread: the same 404 as one that does not exist
         if expire_questions(thread, pauses):  # questions past their time close first

@@ -42,7 +42,7 @@ from threads.engine.lifecycle import (
     step_status_set,
     steps_cancel,
 )
-from threads.engine.pauses import expire_questions, open_pauses, pause_open, present, token_for
+from threads.engine.pauses import expire_questions, open_pauses, pause_open, present, thread_pauses, token_for
 from threads.engine.reconcile import happened_record, not_happened_record, sweep_once
 from threads.engine.replies import reply_write
 from threads.engine.saga import run_rollback, saga_run, saga_start
@@ -53,6 +53,6 @@ __all__ = [
     "Advance", "EventType", "LifecycleError", "deadlines_sweep", "delegate_run", "event_append", "expire_questions",
     "happened_record", "not_happened_record", "open_pauses", "pause_open", "pauses_escalate_due", "pauses_expire_due",
     "present", "reply_write", "run_advance", "run_pauses_close", "run_rollback", "run_status_set", "saga_run",
-    "saga_start", "step_status_set", "steps_cancel", "steps_create", "sweep_once", "take_failures", "thread_open",
+    "saga_start", "step_status_set", "steps_cancel", "steps_create", "sweep_once", "take_failures", "thread_open", "thread_pauses",
     "token_for", "turn_submit",
 ]

@@ -22,7 +22,8 @@ from threads.engine.events import EventType, event_append
 from threads.engine.hooks import pause_opened
 from threads.engine.inserts import insert_new
 from threads.engine.lifecycle import Advance, run_status_set, step_status_set
-from threads.models import PAUSE_ANSWERS, Interrupt, Run, Step
+from threads.engine.rows import Columns, read, statement
+from threads.models import PAUSE_ANSWERS, Interrupt, Run, Step, Thread
 from threads.tokens import pause_id, pause_token
 
 
@@ -129,13 +130,43 @@ def expire_questions(thread_id: str, open_: list[Interrupt] | None = None) -> bo
     return any(closed)
 
 
+_PAUSE, _STEP = Columns(Interrupt, "i"), Columns(Step, "s")
+_THREAD, _RUN = Columns(Thread, "t"), Columns(Run, "r")
+
+
+def _parts(whole: bool) -> list[Columns]:
+    return [_PAUSE, _STEP, *((_THREAD, _RUN) if whole else ())]
+
+
+def _pauses_sql(whole: bool) -> str:
+    parts = _parts(whole)
+    joins = f" LEFT JOIN {_STEP.table} ON {_STEP.col('id')} = {_PAUSE.col('step')}"
+    if whole:
+        joins += (f" JOIN {_THREAD.table} ON {_THREAD.col('id')} = {_PAUSE.col('thread')}"
+                  f" JOIN {_RUN.table} ON {_RUN.col('id')} = {_PAUSE.col('run')}")
+    return (f"SELECT {', '.join(p.select() for p in parts)} FROM {_PAUSE.table}{joins}"
+            f" WHERE {_PAUSE.col('thread')} = %s AND {_PAUSE.col('status')} = %s"
+            f" ORDER BY {_PAUSE.col('created_at')}, {_PAUSE.col('id')}")
+
+
+_PAUSES_SQL = {False: statement(lambda: _pauses_sql(False)), True: statement(lambda: _pauses_sql(True))}
+
+
+def thread_pauses(thread_id: str, *, whole: bool = False) -> list[Interrupt]:
+    """The thread's open pauses, oldest first, each with its step; ``whole``:
+    with its thread and run too. One read, written out (``threads.engine.rows``)."""
+    pauses = []
+    for pause, step, *more in read(_PAUSES_SQL[whole](), [thread_id, Interrupt.Status.OPEN], _parts(whole)):
+        pause.step = step
+        if whole:
+            pause.thread, pause.run = more[0], more[1]
+        pauses.append(pause)
+    return pauses
+
+
 def open_pauses(thread_id: str) -> list[dict[str, Any]]:
     """The thread's open pauses, oldest first, questions past their time closed first."""
-    def query() -> list[Interrupt]:
-        return list(Interrupt.objects.filter(thread_id=thread_id, status=Interrupt.Status.OPEN)
-                    .select_related("step").order_by("created_at", "id"))
-
-    pauses = query()
+    pauses = thread_pauses(thread_id)
     if expire_questions(thread_id, pauses):
-        pauses = query()
+        pauses = thread_pauses(thread_id)
     return [present(p) for p in pauses]

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import connection
-from django.db.models.expressions import RawSQL
-
 from threads.engine.lifecycle import Advance
 from threads.engine.pauses import open_pauses, present
 from threads.engine.replies import reply_write
+from threads.engine.rows import Columns, read, statement
 from threads.models import Receipt, Run, Step
 
 
@@ -53,40 +51,49 @@ def answer_data(advance: Advance, *, run_current: bool = False) -> dict[str, Any
     }
 
 
+_STEP, _RUN = Columns(Step, "s"), Columns(Run, "r")
+
+
+def _steps_sql(run_too: bool) -> str:
+    # The step's last receipt verdict that has one, as a correlated subquery.
+    r = Columns(Receipt, "rc")
+    verdict = (f"(SELECT {r.col('verdict')} FROM {r.table} WHERE {r.col('step')} = {_STEP.col('id')}"
+               f" AND {r.col('verdict')} NOT IN (%s, %s) ORDER BY {r.col('created_at')} DESC LIMIT 1)")
+    if not run_too:
+        return (f"SELECT {_STEP.select()}, {verdict} FROM {_STEP.table}"
+                f" WHERE {_STEP.col('run')} = %s ORDER BY {_STEP.col('index')}")
+    return (f"SELECT {_STEP.select()}, {_RUN.select()}, {verdict} FROM {_RUN.table}"
+            f" LEFT JOIN {_STEP.table} ON {_STEP.col('run')} = {_RUN.col('id')}"
+            f" WHERE {_RUN.col('id')} = %s ORDER BY {_STEP.col('index')}")
+
+
+_STEPS_SQL = {False: statement(lambda: _steps_sql(False)), True: statement(lambda: _steps_sql(True))}
+
+
 def steps_read(run: Run, *, run_too: bool = False) -> tuple[list[Step], dict[int, str]]:
     """The run's steps in order, each with the verdict of its last receipt
-    that has one (by step id), in one read. ``run_too``: the run's own row is
-    read in the same statement and ``run`` made current from it, as
-    ``refresh_from_db`` would."""
-    query = Step.objects.filter(run_id=run.pk).annotate(last_verdict=_last_verdict())
-    steps = list((query.select_related("run") if run_too else query).order_by("index"))
-    if run_too:
-        if not steps:
-            run.refresh_from_db()
-        else:
-            fresh = steps[0].run
-            for f in Run._meta.concrete_fields:
-                setattr(run, f.attname, getattr(fresh, f.attname))
-            for s in steps:
-                s.run = run
-    return steps, {s.pk: s.last_verdict for s in steps if s.last_verdict}
-
-
-def _last_verdict() -> RawSQL:
-    """A step's last receipt verdict that has one, as a correlated subquery.
-    Written out (table and column names from the models): Django's own
-    ``Subquery`` takes longer to compile than the whole read takes to run."""
-    qn, receipt, step = connection.ops.quote_name, Receipt._meta, Step._meta
-
-    def column(meta: Any, name: str) -> str:
-        return qn(meta.get_field(name).column)
-
-    return RawSQL(
-        f"SELECT r.{column(receipt, 'verdict')} FROM {qn(receipt.db_table)} r"
-        f" WHERE r.{column(receipt, 'step')} = {qn(step.db_table)}.{qn(step.pk.column)}"
-        f" AND r.{column(receipt, 'verdict')} NOT IN (%s, %s) ORDER BY r.{column(receipt, 'created_at')} DESC LIMIT 1",
-        ("", Receipt.Verdict.PENDING),
-    )
+    that has one (by step id), in one read (``threads.engine.rows``).
+    ``run_too``: the run's own row is read in the same statement and ``run``
+    made current from it, as ``refresh_from_db`` would."""
+    params = ["", Receipt.Verdict.PENDING, run.pk]
+    if not run_too:
+        found = read(_STEPS_SQL[False](), params, [_STEP])
+    else:
+        found = read(_STEPS_SQL[True](), params, [_STEP, _RUN])
+        if not found:
+            raise Run.DoesNotExist(f"run {run.pk} does not exist")
+        fresh = found[0][1]
+        for f in Run._meta.concrete_fields:
+            setattr(run, f.attname, getattr(fresh, f.attname))
+        found = [[row[0], row[2]] for row in found if row[0] is not None]
+    steps = []
+    verdicts = {}
+    for step, verdict in found:
+        step.run = run
+        steps.append(step)
+        if verdict:
+            verdicts[step.pk] = verdict
+    return steps, verdicts
 
 
 def step_view(step: Step, verdict: str | None = None, indexes: dict[int, int] | None = None) -> dict[str, Any]:

@@ -1,0 +1,88 @@
+"""The hot reads written out (``threads.engine.rows``) make the instances the
+ORM makes: every column, with the same types (aware datetimes, JSON, booleans),
+on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db.models import Model
+
+from threads.engine import open_pauses, thread_pauses
+from threads.engine.views import steps_read
+from threads.models import Interrupt, Run, Step
+
+
+def columns(obj: Model | None) -> dict[str, Any] | None:
+    if obj is None:
+        return None
+    return {f.attname: (type(getattr(obj, f.attname)), getattr(obj, f.attname))
+            for f in obj._meta.concrete_fields}
+
+
+def test_a_threads_pauses_read_out_as_the_orm_reads_them(desk) -> None:  # type: ignore[no-untyped-def]
+    desk.say("t-1", "charge 40 to order 4411 and then archive order 4412")
+    desk.confirm("t-1", "approve")  # the charge runs: its step has a result; the archive waits
+    Interrupt.objects.create(  # and one with no step (a question to the team), older than the archive's
+        id="p-stepless", thread_id="t-1", run=Run.objects.get(), step=None, agent="shop", kind="delegate",
+        tool="", payload={"question": "Which one?", "arguments": [], "choices": ["answer", "reject"]})
+    Interrupt.objects.filter(pk="p-stepless").update(created_at="2026-01-01T00:00:00Z")
+
+    orm = list(Interrupt.objects.select_related("thread", "step", "run")
+               .filter(thread_id="t-1", status=Interrupt.Status.OPEN).order_by("created_at", "id"))
+    written = thread_pauses("t-1", whole=True)
+
+    assert [p.id for p in written] == [p.id for p in orm] == ["p-stepless", orm[1].id]
+    assert orm[1].tool == "archive_order" and orm[1].step.status == "waiting"
+    for mine, theirs in zip(written, orm, strict=True):
+        assert columns(mine) == columns(theirs)
+        assert columns(mine.step) == columns(theirs.step)
+        assert columns(mine.thread) == columns(theirs.thread)
+        assert columns(mine.run) == columns(theirs.run)
+        assert mine._state.adding is False and mine._state.db == theirs._state.db
+    assert written[0].step is None
+    assert written[0].created_at.tzinfo is not None
+    assert [p["id"] for p in open_pauses("t-1")] == ["p-stepless", orm[1].id]
+
+
+def test_a_runs_steps_read_out_as_the_orm_reads_them(desk) -> None:  # type: ignore[no-untyped-def]
+    desk.say("t-1", "charge 40 to order 4411 and then archive order 4412")
+    desk.confirm("t-1", "approve")
+    run = Run.objects.get()
+    Step.objects.filter(run=run, index=2).update(irreversible=True)  # a true boolean to read as well
+    orm = list(Step.objects.filter(run=run).order_by("index"))
+    assert orm[0].result == {"charge_id": "ch-4411", "order_id": "4411", "amount": 40}  # JSON to read
+    assert [s.irreversible for s in orm] == [False, True]
+
+    steps, verdicts = steps_read(run)
+
+    assert [columns(s) for s in steps] == [columns(s) for s in orm]
+    assert verdicts == {orm[0].pk: "verified_applied"}
+    assert all(s.run is run for s in steps)
+
+
+def test_the_run_read_with_its_steps_is_made_current(desk) -> None:  # type: ignore[no-untyped-def]
+    desk.say("t-1", "charge 40 to order 4411")
+    held = Run.objects.get()
+    Run.objects.filter(pk=held.pk).update(status=Run.Status.CANCELLED, health="stuck")  # another worker's change
+
+    steps, _ = steps_read(held, run_too=True)
+
+    assert columns(held) == columns(Run.objects.get())
+    assert held.status == "cancelled" and held.health == "stuck"
+    assert [s.tool for s in steps] == ["charge_card"]
+
+
+def test_a_run_with_no_steps_is_still_made_current_and_a_missing_one_is_said(desk) -> None:  # type: ignore[no-untyped-def]
+    desk.say("t-1", "charge 40 to order 4411")
+    held = Run.objects.get()
+    Step.objects.all().delete()
+    Run.objects.filter(pk=held.pk).update(status=Run.Status.DONE)
+
+    assert steps_read(held, run_too=True) == ([], {})
+    assert held.status == "done"
+
+    Run.objects.all().delete()
+    with pytest.raises(Run.DoesNotExist):
+        steps_read(held, run_too=True)
