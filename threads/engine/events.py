@@ -25,6 +25,7 @@ from channels.layers import get_channel_layer
 from django.db import connection, models, transaction
 from django.utils import timezone
 
+from threads.engine.rows import statement
 from threads.models import Event, Thread
 
 log = logging.getLogger("stalwart.engine")
@@ -89,7 +90,7 @@ def _write(thread_id: str, events: list[Event]) -> None:
     """Number ``events`` after the thread's last (the UPDATE takes the thread
     row's lock, so numbers are gap-free and ordered across workers), store
     them, and publish them once the transaction commits. On PostgreSQL the
-    numbering and the insert are one statement (``_NUMBERED_INSERT``); on
+    numbering and the insert are one statement (``_numbered_insert_sql``); on
     SQLite, an UPDATE then one INSERT."""
     if connection.vendor == "postgresql":
         _numbered_insert(thread_id, events)
@@ -108,29 +109,31 @@ def _write(thread_id: str, events: list[Event]) -> None:
     transaction.on_commit(partial(_publish, thread_id, events))
 
 
-# The thread's sequence moved on by n and the n events stored under the numbers
-# it gave, in order: the UPDATE locks the thread's row as on SQLite; no thread,
-# no row from the UPDATE, so nothing is inserted.
-_NUMBERED_INSERT = (
-    "WITH seq AS (UPDATE {thread} SET event_seq = event_seq + %s WHERE {thread_id} = %s RETURNING event_seq) "
-    "INSERT INTO {event} ({e_thread}, {e_seq}, {e_type}, {e_data}, {e_created}) "
-    "SELECT %s, seq.event_seq - %s + e.n, e.type, e.data, %s "
-    "FROM seq, UNNEST(%s::varchar[], %s::jsonb[]) WITH ORDINALITY AS e(type, data, n) "
-    "RETURNING {e_id}, {e_seq}"
-)
+def _numbered_insert_sql() -> str:
+    """The thread's sequence moved on by n and the n events stored under the
+    numbers it gave, in order: the UPDATE locks the thread's row as on SQLite;
+    no thread, no row from the UPDATE, so nothing is inserted."""
+    quote = connection.ops.quote_name
+    column = {f.name: quote(f.column) for f in Event._meta.concrete_fields}
+    return (
+        f"WITH seq AS (UPDATE {quote(Thread._meta.db_table)} SET event_seq = event_seq + %s"
+        f" WHERE {quote(Thread._meta.pk.column)} = %s RETURNING event_seq)"
+        f" INSERT INTO {quote(Event._meta.db_table)} ({column['thread']}, {column['seq']}, {column['type']},"
+        f" {column['data']}, {column['created_at']})"
+        f" SELECT %s, seq.event_seq - %s + e.n, e.type, e.data, %s"
+        f" FROM seq, UNNEST(%s::varchar[], %s::jsonb[]) WITH ORDINALITY AS e(type, data, n)"
+        f" RETURNING {column['id']}, {column['seq']}"
+    )
+
+
+_NUMBERED_INSERT = statement(_numbered_insert_sql)
 
 
 def _numbered_insert(thread_id: str, events: list[Event]) -> None:
-    quote = connection.ops.quote_name
-    column = {f.name: quote(f.column) for f in Event._meta.concrete_fields}
-    sql = _NUMBERED_INSERT.format(
-        thread=quote(Thread._meta.db_table), thread_id=quote(Thread._meta.pk.column), event=quote(Event._meta.db_table),
-        e_id=column["id"], e_thread=column["thread"], e_seq=column["seq"], e_type=column["type"],
-        e_data=column["data"], e_created=column["created_at"])
     now = timezone.now()
     data_field = Event._meta.get_field("data")
     with connection.cursor() as cursor:
-        cursor.execute(sql, [
+        cursor.execute(_NUMBERED_INSERT(), [
             len(events), thread_id, thread_id, len(events), now,
             [e.type for e in events], [data_field.get_db_prep_save(e.data, connection) for e in events],
         ])
