@@ -149,3 +149,21 @@ def test_an_answer_built_from_what_was_written_is_the_one_read_back(shop_desk) -
     held = {k: v for k, v in reply.data.items() if k not in ("reply", "not_notified")}  # the outbox's, not the run's
     assert held == {k: v for k, v in read_back.items() if k != "reply"}
     assert held["status"] == "waiting"
+
+
+@pytest.mark.parametrize(("text", "kind"), [("charge 40 to order 4411", "confirm"), ("show order", "ask")])
+def test_a_pausing_turn_stores_what_its_answer_shows(shop_desk, text: str, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """A new run's first step is checked before its rows are stored, and they
+    are stored waiting: the database must say what the answer said."""
+    from threads.engine.lifecycle import Advance
+    from threads.engine.views import answer_data
+    from threads.models import Run, Step
+
+    reply = shop_desk.say("t-1", text)
+    assert [p["kind"] for p in reply.waiting] == [kind]
+    run = Run.objects.get(pk=reply.data["run"])
+    assert run.status == "waiting"
+    assert list(Step.objects.filter(run=run).values_list("status", flat=True)) == ["waiting"]
+    read_back = answer_data(Advance(run=run, reply=None, sent=True))
+    held = {k: v for k, v in reply.data.items() if k not in ("reply", "not_notified")}
+    assert held == {k: v for k, v in read_back.items() if k != "reply"}

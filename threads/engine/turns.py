@@ -91,12 +91,13 @@ def _turn_unit(thread_id: str, session_hash: str, text_: str, lang: str, plan: P
     if run.plan.get("steps"):  # a team's steps function: replayed by run_advance, its pauses read back
         advance.steps = advance.waiting = None
         return advance, None
-    go: Prepared | bool = True
-    if first is not None:  # the first step, checked before the rows were stored
-        go = step_apply(run, first[0], agent, advance, first[1], stored_waiting=first[1].pauses)
-    prepared = go if isinstance(go, Prepared) else None
+    # The first step was checked before the rows were stored: carry that out, then go on.
+    go = True if first is None else step_apply(run, first[0], agent, advance, first[1],
+                                               stored_waiting=first[1].pauses)
     if go is True:
         prepared = advance_segment(run, agent, withdrawn, advance, steps=steps)
+    else:
+        prepared = go if isinstance(go, Prepared) else None
     if prepared is None:
         reply_and_view(advance)
     return advance, prepared
