@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalogue import registry
 from catalogue.agentfile import AgentFileError
-from catalogue.lints import format_finding, lint
+from catalogue.lints import MESSAGES, format_finding, lint
 from catalogue.models import AgentSetting, Tool, Withdrawal
 from catalogue.services import agent_settings_ensure, withdrawal_create, withdrawal_delete
 
@@ -34,24 +34,22 @@ MESSAGE_NEED_REASON = _("Say why the tool is withdrawn.")
 MESSAGE_NO_TOOL = _("There is no tool {tool} in this agent file.")
 
 
-# verify's findings in words (catalogue.lints is pure, so its sentences stay English; the exact
-# line `stalwart verify` prints is the row's title).
-LINT_WORDS = {
-    "write_without_compensation": _("a write neither compensated nor marked irreversible"),
-    "write_not_retry_safe": _("a write with no idempotency, so an ambiguous failure goes to a person"),
-    "write_without_result_schema": _("a write with no result schema, so its outcome could not be reported"),
-    "compensation_not_retry_safe": _("its undo is not retry-safe"),
-    "tools_indistinguishable": _("its name reads the same as another tool's"),
-    "name_is_grammar": _("its name is made only of words the selector reads as grammar"),
-    "compensation_unknown": _("its undo names no tool"),
-    "tool_kind_undeclared": _("says neither read nor write"),
-}
+# verify's findings in words: catalogue.lints keeps each message as an English message id with
+# its values; here it is translated (gettext) and filled. The exact line `stalwart verify`
+# prints stays the row's title.
 LEVEL_WORDS = {"warning": _("warning"), "error": _("error")}
 
 
 def _lint_rows(findings: list[Any]) -> list[dict[str, str]]:
     return [{"level": f.level, "level_words": str(LEVEL_WORDS.get(f.level, f.level)), "code": f.code,
-             "words": str(LINT_WORDS.get(f.code, f.message)), "line": format_finding(f)} for f in findings]
+             "words": _lint_words(f), "line": format_finding(f)} for f in findings]
+
+
+def _lint_words(finding: Any) -> str:
+    message = MESSAGES.get(finding.code)
+    if message is None:
+        return str(finding.message)
+    return gettext(message).format(**finding.params)
 
 
 def _agents() -> list[Any]:

@@ -27,22 +27,35 @@ from catalogue.catalogue_file import CatalogueError, validate_catalogue
 from catalogue.llm import ModelConfig
 from catalogue.plan import Vocabulary
 from catalogue.tools import DECLARATIONS, Tool
+from catalogue.wording import labels_problem, wording_problem
 
 LANGUAGES = ("en", "pt-BR")
 ON_UNREAD = ("ask", "refuse")
 FILE_KEYS = {"agents", "storage"}
 AGENT_KEYS = {
     "name", "purpose", "language", "on_unread", "vocabulary", "model", "catalogue",
-    "tools", "withdrawn", "steps", "greeting", "deadlines", "escalate_after",
+    "tools", "withdrawn", "steps", "greeting", "deadlines", "escalate_after", "mcp",
 }
 # The kinds of pause a deadline or an escalation can name (SPEC §7.1, §7.6).
 PAUSE_KINDS = ("confirm", "outcome_unknown", "saga_stuck", "ask", "delegate")
 MODEL_KEYS = {"base_url", "model", "key_env", "timeout"}
+MCP_KEYS = {"approver", "wait", "replay"}
+MCP_APPROVERS = ("person", "client")
 BINDING_KEYS = ("python", "http", "mcp")
 TOOL_KEYS = {
     *BINDING_KEYS, *DECLARATIONS, "read", "write", "description", "input_schema",
     "result_schema", "secret",
 }
+
+
+# A catalogue (SPEC §4.1) given where an agent file goes: said as such, not as "unknown key 'version'".
+CATALOGUE_GIVEN = ("this is a catalogue (version and tools), not an agent file: an agent file names it "
+                   "under an agent's catalogue: key")
+
+
+def looks_like_catalogue(data: Any) -> bool:
+    """True for a mapping shaped like ``catalogue.json`` (``version``, ``tools``) and not like an agent file."""
+    return isinstance(data, Mapping) and "tools" in data and "version" in data and "agents" not in data
 
 
 class AgentFileError(Exception):
@@ -53,6 +66,19 @@ class AgentFileError(Exception):
         self.place = place
         self.reason = reason
         super().__init__(f"{self.path}: {place}: {reason}" if place else f"{self.path}: {reason}")
+
+
+@dataclass(frozen=True)
+class McpSettings:
+    """How the MCP gateway (SPEC §15) serves an agent: who approves a write
+    (``person``: in the console or the widget; ``client``: the MCP client, by
+    form elicitation), how long a held call waits before it answers "waiting"
+    (None: the client's known limit, else 50 s), and how long a result kept
+    for a client that gave up is replayed to the same call."""
+
+    approver: str = "person"
+    wait: float | None = None
+    replay: float = 600.0
 
 
 @dataclass(frozen=True)
@@ -71,6 +97,7 @@ class AgentSpec:
     secrets: Mapping[str, frozenset[str]] = field(default_factory=dict)  # tool -> secret args
     deadlines: Mapping[str, float] = field(default_factory=dict)  # pause kind -> seconds it may wait
     escalate_after: Mapping[str, float] = field(default_factory=dict)  # pause kind -> seconds, then told again
+    mcp: McpSettings = field(default_factory=lambda: McpSettings())
 
     def tool(self, name: str) -> Tool | None:
         for t in self.tools:
@@ -139,6 +166,8 @@ def load_agent_file(path: str | Path) -> AgentFile:
         raise AgentFileError(path, place, f"not valid YAML: {problem}") from exc
     if not isinstance(data, Mapping):
         raise AgentFileError(path, "", "the file must be a mapping with an 'agents' list")
+    if looks_like_catalogue(data):
+        raise AgentFileError(path, "", CATALOGUE_GIVEN)
     _unknown(path, "", data, FILE_KEYS)
     agents_raw = data.get("agents")
     if not isinstance(agents_raw, list) or not agents_raw:
@@ -227,6 +256,7 @@ def _agent(path: Path, place: str, raw: Any) -> AgentSpec:
             raise AgentFileError(path, f"{place}.steps", str(exc)) from exc
     deadlines = _seconds_per_kind(path, f"{place}.deadlines", raw.get("deadlines"))
     escalate_after = _seconds_per_kind(path, f"{place}.escalate_after", raw.get("escalate_after"))
+    mcp = _mcp(path, f"{place}.mcp", raw.get("mcp"))
     return AgentSpec(
         name=name.strip(),
         purpose=str(raw.get("purpose") or ""),
@@ -242,7 +272,29 @@ def _agent(path: Path, place: str, raw: Any) -> AgentSpec:
         secrets=secrets,
         deadlines=deadlines,
         escalate_after=escalate_after,
+        mcp=mcp,
     )
+
+
+def _mcp(path: Path, place: str, raw: Any) -> McpSettings:
+    """``mcp: {approver: person | client, wait: SECONDS, replay: SECONDS}``."""
+    if raw is None:
+        return McpSettings()
+    if not isinstance(raw, Mapping):
+        raise AgentFileError(path, place, "must be a mapping, e.g. {approver: client, wait: 50}")
+    _unknown(path, place, raw, MCP_KEYS)
+    approver = raw.get("approver", "person")
+    if approver not in MCP_APPROVERS:
+        raise AgentFileError(path, f"{place}.approver", f"'{approver}' is not one of: person, client")
+    seconds: dict[str, float] = {}
+    for key in ("wait", "replay"):
+        value = raw.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise AgentFileError(path, f"{place}.{key}", "must be a positive number of seconds")
+        seconds[key] = float(value)
+    return McpSettings(approver=str(approver), wait=seconds.get("wait"), replay=seconds.get("replay", 600.0))
 
 
 def _seconds_per_kind(path: Path, place: str, raw: Any) -> dict[str, float]:
@@ -345,6 +397,11 @@ def _tool(path: Path, place: str, name: str, raw: Any, base: Tool | None) -> tup
     for flag in ("irreversible", "egress", "reads_outside"):
         if flag in changes and not isinstance(changes[flag], bool):
             raise AgentFileError(path, f"{place}.{flag}", "must be true or false")
+    for key, problem_of in (("confirm", wording_problem), ("labels", labels_problem)):
+        if changes.get(key) is not None:
+            problem = problem_of(changes[key])
+            if problem:
+                raise AgentFileError(path, f"{place}.{key}", problem)
     comp = changes.get("compensation")
     if comp is not None and (not isinstance(comp, Mapping) or "tool" not in comp):
         raise AgentFileError(path, f"{place}.compensation", "must be {tool: NAME, arguments: {...}}")

@@ -2,7 +2,9 @@
 
 Order: withdrawn -> refuse (rule ``withdrawn``); unknown tool -> refuse
 (``unknown_tool``); missing privilege -> refuse (``privilege:<name>``);
-arguments that fail the input schema -> refuse (``arguments``); then a read
+arguments that fail the input schema, or a value that would change the
+address an HTTP tool is called at (``catalogue.addresses``: ``..`` as an
+order id) -> refuse (``arguments``); then a read
 runs (unless it has ``egress`` and the run is tainted: confirm), and a write
 waits for a person (``confirm``) with its reasons.
 
@@ -15,20 +17,27 @@ ran earlier in the run. ``irreversible`` is a flag, not a reason.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import jsonschema
 
+from catalogue.addresses import address_problem
 from catalogue.plan import Argument
 from catalogue.tools import Tool
+from catalogue.wording import gettext_noop
 
 Action = Literal["run", "confirm", "refuse"]
 
-SENTENCE_WITHDRAWN = "{tool} has been withdrawn by an operator, so I won't use it."
-SENTENCE_UNKNOWN = "I have no tool called {tool}."
-SENTENCE_PRIVILEGE = "{tool} needs the '{privilege}' privilege, which this conversation does not have."
-SENTENCE_ARGUMENTS = "The values for {tool} do not fit what it takes: {detail}."
+# Each refusal's sentence is a message id with ``{name}`` placeholders; a
+# Verdict carries it with its values, and the edge that shows it to a person
+# translates it into the thread's language (gettext) and fills it, the tool
+# named in words. ``Verdict.sentence`` is the English one, filled, for callers
+# with no translations (``stalwart plan``, tests).
+SENTENCE_WITHDRAWN = gettext_noop("{tool} has been withdrawn by an operator, so I won't use it.")
+SENTENCE_UNKNOWN = gettext_noop("I have no tool called {tool}.")
+SENTENCE_PRIVILEGE = gettext_noop("{tool} needs the '{privilege}' privilege, which this conversation does not have.")
+SENTENCE_ARGUMENTS = gettext_noop("The values for {tool} do not fit what it takes: {detail}.")
 
 UNTRUSTED_ORIGINS = frozenset({"model", "agent"})
 
@@ -40,10 +49,12 @@ class Verdict:
     irreversible: bool = False
     rule: str = ""
     sentence: str = ""
+    message: str = ""  # the sentence's message id (SENTENCE_*), untranslated and unfilled
+    params: Mapping[str, str] = field(default_factory=dict)
 
 
-def refuse(rule: str, sentence: str) -> Verdict:
-    return Verdict("refuse", rule=rule, sentence=sentence)
+def refuse(rule: str, message: str, **params: str) -> Verdict:
+    return Verdict("refuse", rule=rule, sentence=message.format(**params), message=message, params=params)
 
 
 def check_call(
@@ -60,17 +71,15 @@ def check_call(
     ran earlier in the run; ``untrusted_steps`` the steps whose results came
     from them."""
     if name in withdrawn:
-        return refuse("withdrawn", SENTENCE_WITHDRAWN.format(tool=name))
+        return refuse("withdrawn", SENTENCE_WITHDRAWN, tool=name)
     if tool is None:
-        return refuse("unknown_tool", SENTENCE_UNKNOWN.format(tool=name))
+        return refuse("unknown_tool", SENTENCE_UNKNOWN, tool=name)
     if tool.privilege and tool.privilege not in privileges:
-        return refuse(
-            f"privilege:{tool.privilege}",
-            SENTENCE_PRIVILEGE.format(tool=name, privilege=tool.privilege),
-        )
-    problem = argument_problem(tool, {a.name: a.value for a in arguments})
+        return refuse(f"privilege:{tool.privilege}", SENTENCE_PRIVILEGE, tool=name, privilege=tool.privilege)
+    values = {a.name: a.value for a in arguments}
+    problem = argument_problem(tool, values) or address_problem(tool, values)
     if problem:
-        return refuse("arguments", SENTENCE_ARGUMENTS.format(tool=name, detail=problem))
+        return refuse("arguments", SENTENCE_ARGUMENTS, tool=name, detail=problem)
 
     taint = tuple(f"tainted_call: untrusted:{t}" for t in dict.fromkeys(tainted_by))
     if not tool.is_write:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from catalogue.agentfile import CATALOGUE_GIVEN
 from catalogue.catalogue_file import CatalogueError, dump_catalogue
 from catalogue.importers import SourceError
 from catalogue.lints import Finding, format_finding, has_errors, lint
@@ -28,6 +29,15 @@ NOT_A_SOURCE = "neither an OpenAPI document nor an MCP tools/list answer"
 NOTHING_TO_IMPORT = "name a SOURCE file, --mcp ADDR_OR_CMD or --declarations DIR"
 TOO_MANY_SOURCES = "give one of SOURCE, --mcp or --declarations (SOURCE with --mcp names the server of a saved list)"
 NO_LOADER = "the agent-file loader (catalogue.agentfile) is not available"
+VERIFY_TAKES_AN_AGENT_FILE = """\
+{path} is a catalogue, and stalwart verify takes an agent file (AGENT.yaml).
+To lint a catalogue, name it in an agent file beside it, for example verify.yaml:
+
+  agents:
+    - name: Check
+      catalogue: {name}
+
+then run: stalwart verify verify.yaml"""
 WROTE = "wrote {count} tools to {path}"
 
 
@@ -139,6 +149,9 @@ def verify_main(argv: Sequence[str], *, loader: Loader | None = None,
     try:
         agent_file = loader(args.agent_file)
     except errors as exc:
+        if getattr(exc, "reason", None) == CATALOGUE_GIVEN:
+            print(VERIFY_TAKES_AN_AGENT_FILE.format(path=args.agent_file, name=Path(args.agent_file).name), file=err)
+            return 2
         return _fail(str(exc), err)
     agents = list(agent_file.agents)
     failed = False

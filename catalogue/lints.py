@@ -11,12 +11,13 @@ always has a kind once written.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
 from catalogue.selector.info import unclear_identifiers
 from catalogue.tools import Tool
+from catalogue.wording import gettext_noop
 from catalogue.words import name_words
 
 Level = Literal["warning", "error"]
@@ -38,19 +39,33 @@ GRAMMAR_WORDS: frozenset[str] = frozenset({
     "por", "pelo", "pela", "com", "por favor", "mesmo", "mesma",
 })
 
-WRITE_WITHOUT_COMPENSATION = "a write neither compensated nor marked irreversible"
-WRITE_NOT_RETRY_SAFE = "a write with no idempotency, so an ambiguous failure goes to a person"
-WRITE_WITHOUT_RESULT_SCHEMA = "a write with no result schema, so its outcome could not be reported"
-COMPENSATION_NOT_RETRY_SAFE = "'{undo}' undoes it and is not retry-safe"
-TOOLS_INDISTINGUISHABLE = "reads as '{words}', the same as '{other}'"
-NAME_IS_GRAMMAR = "its name '{words}' is made only of words the selector reads as grammar"
-COMPENSATION_UNKNOWN = "its undo '{undo}' names no tool"
-IDENTIFIER_UNCLEAR = (
+WRITE_WITHOUT_COMPENSATION = gettext_noop("a write neither compensated nor marked irreversible")
+WRITE_NOT_RETRY_SAFE = gettext_noop("a write with no idempotency, so an ambiguous failure goes to a person")
+WRITE_WITHOUT_RESULT_SCHEMA = gettext_noop("a write with no result schema, so its outcome could not be reported")
+COMPENSATION_NOT_RETRY_SAFE = gettext_noop("'{undo}' undoes it and is not retry-safe")
+TOOLS_INDISTINGUISHABLE = gettext_noop("reads as '{words}', the same as '{other}'")
+NAME_IS_GRAMMAR = gettext_noop("its name '{words}' is made only of words the selector reads as grammar")
+COMPENSATION_UNKNOWN = gettext_noop("its undo '{undo}' names no tool")
+IDENTIFIER_UNCLEAR = gettext_noop(
     "which argument identifies its {thing} cannot be told ({why}), so a turn naming one "
     "by its identifier is unread; describe the argument as the {thing}'s identifier, or "
     "name it after the {thing}"
 )
-TOOL_KIND_UNDECLARED = "says neither @read nor @write in its doc comment, so it cannot be imported"
+TOOL_KIND_UNDECLARED = gettext_noop("says neither @read nor @write in its doc comment, so it cannot be imported")
+
+
+# Each message by its code: the console shows it translated (gettext) and filled with the finding's params.
+MESSAGES = {
+    "write_without_compensation": WRITE_WITHOUT_COMPENSATION,
+    "write_not_retry_safe": WRITE_NOT_RETRY_SAFE,
+    "write_without_result_schema": WRITE_WITHOUT_RESULT_SCHEMA,
+    "compensation_not_retry_safe": COMPENSATION_NOT_RETRY_SAFE,
+    "tools_indistinguishable": TOOLS_INDISTINGUISHABLE,
+    "name_is_grammar": NAME_IS_GRAMMAR,
+    "compensation_unknown": COMPENSATION_UNKNOWN,
+    "identifier_unclear": IDENTIFIER_UNCLEAR,
+    "tool_kind_undeclared": TOOL_KIND_UNDECLARED,
+}
 
 
 @dataclass(frozen=True)
@@ -58,7 +73,12 @@ class Finding:
     level: Level
     code: str
     tool: str
-    message: str
+    message: str  # English, filled: what ``stalwart verify`` prints
+    params: Mapping[str, str] = field(default_factory=dict)  # MESSAGES[code]'s values
+
+
+def finding(level: Level, code: str, tool: str, **params: str) -> Finding:
+    return Finding(level, code, tool, MESSAGES[code].format(**params), params)
 
 
 def format_finding(finding: Finding) -> str:
@@ -81,33 +101,30 @@ def lint(tools: Sequence[Tool]) -> list[Finding]:
     for tool in tools:
         words = _words(tool)
         if words in first_reading:
-            errors.append(Finding("error", "tools_indistinguishable", tool.name,
-                                  TOOLS_INDISTINGUISHABLE.format(words=words, other=first_reading[words])))
+            errors.append(finding("error", "tools_indistinguishable", tool.name, words=words,
+                                  other=first_reading[words]))
         else:
             first_reading[words] = tool.name
         if not words.split() or all(w in GRAMMAR_WORDS for w in words.split()):
-            errors.append(Finding("error", "name_is_grammar", tool.name, NAME_IS_GRAMMAR.format(words=words)))
+            errors.append(finding("error", "name_is_grammar", tool.name, words=words))
         undo_name = str((tool.compensation or {}).get("tool") or "")
         undo = by_name.get(undo_name)
         if tool.compensation is not None and undo is None:
-            errors.append(Finding("error", "compensation_unknown", tool.name,
-                                  COMPENSATION_UNKNOWN.format(undo=undo_name)))
+            errors.append(finding("error", "compensation_unknown", tool.name, undo=undo_name))
         if not tool.is_write:
             continue
         if tool.compensation is None and not tool.irreversible:
-            warnings.append(Finding("warning", "write_without_compensation", tool.name, WRITE_WITHOUT_COMPENSATION))
+            warnings.append(finding("warning", "write_without_compensation", tool.name))
         if not tool.retry_safe:
-            warnings.append(Finding("warning", "write_not_retry_safe", tool.name, WRITE_NOT_RETRY_SAFE))
+            warnings.append(finding("warning", "write_not_retry_safe", tool.name))
         if tool.result_schema is None:
-            warnings.append(Finding("warning", "write_without_result_schema", tool.name, WRITE_WITHOUT_RESULT_SCHEMA))
+            warnings.append(finding("warning", "write_without_result_schema", tool.name))
         if undo is not None and not undo.retry_safe:
-            warnings.append(Finding("warning", "compensation_not_retry_safe", tool.name,
-                                    COMPENSATION_NOT_RETRY_SAFE.format(undo=undo.name)))
+            warnings.append(finding("warning", "compensation_not_retry_safe", tool.name, undo=undo.name))
     for name, thing, why in unclear_identifiers(tools):
-        warnings.append(Finding("warning", "identifier_unclear", name,
-                                IDENTIFIER_UNCLEAR.format(thing=thing, why=why)))
+        warnings.append(finding("warning", "identifier_unclear", name, thing=thing, why=why))
     return warnings + errors
 
 
 def kind_undeclared(tool_name: str) -> Finding:
-    return Finding("error", "tool_kind_undeclared", tool_name, TOOL_KIND_UNDECLARED)
+    return finding("error", "tool_kind_undeclared", tool_name)

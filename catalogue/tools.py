@@ -33,6 +33,7 @@ DECLARATIONS = (
     "reads_outside",
     "privilege",
     "confirm",
+    "labels",
     "verify",
 )
 
@@ -58,7 +59,10 @@ class Tool:
     egress: bool = False
     reads_outside: bool = False
     privilege: str | None = None
-    confirm: str | None = None
+    # The question a confirmation shows and each argument's label: text, or text per
+    # language ({"en": ..., "pt-BR": ...}); catalogue.wording reads them.
+    confirm: str | Mapping[str, str] | None = None
+    labels: Mapping[str, Any] | None = None
     verify: Mapping[str, Any] | None = None
     binding: Mapping[str, Any] = field(default_factory=dict)
 

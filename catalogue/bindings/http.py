@@ -9,7 +9,10 @@ Transport outcomes (SPEC §9), by what the caller can know about the effect:
 
 - ``ok``: a 2xx; the JSON body (or the text) is the result.
 - ``refused``: nothing was applied: a 4xx, a connection that could not be made
-  (nothing was sent), a missing required argument or a bad binding.
+  (nothing was sent), a missing required argument, a bad binding, or a value
+  that would change the address the call goes to (``catalogue.addresses``:
+  ``..`` as a path argument; refused here too for the calls that do not pass
+  the check, an undo or a ``verify`` probe).
 - ``timeout``: sent, and no answer in time (a read or write timeout, a 504).
 - ``no_response``: sent, and the connection dropped, or a 5xx: SPEC §9 counts
   a 5xx as ambiguous, since the server may have applied the effect first.
@@ -22,10 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit
 
 import httpx
 
+from catalogue.addresses import address_problem
 from catalogue.bindings.outcome import Outcome
 from catalogue.tools import Tool
 
@@ -35,6 +39,7 @@ CONNECT_FAILED = "could not connect to {url}: {reason}"
 NO_ANSWER = "sent, and no answer within {timeout:g}s"
 DROPPED = "sent, and the connection dropped before an answer: {reason}"
 HTTP_STATUS = "HTTP {status}: {detail}"
+ADDRESS_CHANGED = "the call would not go to the operation's own path ({expected}), but to {sent}"
 
 
 def build_request(tool: Tool, arguments: Mapping[str, Any], *, idempotency_key: str | None) -> httpx.Request:
@@ -52,6 +57,9 @@ def build_request(tool: Tool, arguments: Mapping[str, Any], *, idempotency_key: 
     for name in tool.required:
         if name not in arguments:
             raise ValueError(MISSING_ARGUMENT.format(name=name))
+    problem = address_problem(tool, arguments)
+    if problem:
+        raise ValueError(problem)
     for name, value in arguments.items():
         place = places.get(name, {"in": "body", "name": name})
         where, field = place.get("in", "body"), place.get("name", name)
@@ -72,7 +80,7 @@ def build_request(tool: Tool, arguments: Mapping[str, Any], *, idempotency_key: 
     if header and idempotency_key:
         headers[str(header)] = idempotency_key
     url = base_url.rstrip("/") + "/" + path.lstrip("/")
-    return httpx.Request(
+    request = httpx.Request(
         str(spec.get("method") or "GET").upper(),
         url,
         params=query or None,
@@ -80,6 +88,15 @@ def build_request(tool: Tool, arguments: Mapping[str, Any], *, idempotency_key: 
         cookies=cookies or None,
         json=body,
     )
+    # Every value is encoded above, so httpx has nothing left to normalise; if
+    # it ever did (a dot segment in the catalogue's own base URL or path, a new
+    # rule of httpx), the call would land elsewhere: the path sent must be the
+    # path built (compared decoded, since httpx may encode what a template left).
+    built = urlsplit(url).path
+    sent = request.url.raw_path.split(b"?", 1)[0].decode("ascii", "replace")
+    if unquote(sent) != unquote(built or "/"):
+        raise ValueError(ADDRESS_CHANGED.format(expected=built, sent=sent))
+    return request
 
 
 def classify(response: httpx.Response) -> Outcome:

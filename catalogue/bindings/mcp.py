@@ -1,12 +1,15 @@
-"""The ``mcp:`` binding: ``tools/call`` through the official ``mcp`` SDK (1.x).
+"""The ``mcp:`` binding: ``tools/call`` through the official ``mcp`` SDK (2.x).
 
-Model: one client session per server (its address or command, and the folder
-it starts in), kept open and reused by every call, on one event loop that runs
+Model: one client per server (its address or command, and the folder it
+starts in), kept open and reused by every call, on one event loop that runs
 in a background thread so the synchronous engine can call it. A server over
 stdio is started by the SDK client with this process's environment (so
 ``STALWART_DATA_DIR`` and the fault switch reach it) in the agent file's
-folder. Before each call the session is pinged; a server that died is started
-again, so the call goes to a live one.
+folder. Connecting negotiates the protocol: the SDK's ``Client`` probes
+``server/discover`` (2026-07-28) and falls back to the ``initialize``
+handshake of a 2025-11-25 (or older) server. Before each call the server is
+asked to answer (``ping``, or ``server/discover`` where 2026-07-28 removed
+``ping``); a server that died is started again, so the call goes to a live one.
 
 Transport outcomes (SPEC §9):
 
@@ -17,8 +20,9 @@ Transport outcomes (SPEC §9):
 - ``timeout``: sent, and no answer within the bound (a hung call).
 - ``no_response``: sent, and the session broke before an answer.
 
-A hung call leaves the session usable; a broken one is dropped and the next
-call starts the server again.
+A hung call leaves the session usable (the SDK tells the server with
+``notifications/cancelled``, which stops the handler of a 2.x server); a
+broken one is dropped and the next call starts the server again.
 """
 
 from __future__ import annotations
@@ -30,14 +34,17 @@ import os
 import shlex
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from datetime import timedelta
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catalogue.bindings.outcome import Outcome
 from catalogue.tools import Tool
+
+if TYPE_CHECKING:
+    from mcp import Client
+    from mcp.types import CallToolResult
 
 START_FAILED = "the MCP server {server!r} could not be started: {reason}"
 NO_ANSWER = "sent, and no answer within {timeout:g}s"
@@ -65,17 +72,41 @@ def server_argv(command: str) -> list[str]:
     return argv
 
 
+def is_http_address(server: str) -> bool:
+    return server.startswith(("http://", "https://"))
+
+
 @asynccontextmanager
-async def http_transport(url: str) -> AsyncIterator[tuple[Any, ...]]:
-    """The SDK's streamable-HTTP client, by whichever name this 1.x release uses."""
-    # Declared once so both names fit it: their signatures differ after ``url``.
-    client: Callable[[str], AbstractAsyncContextManager[tuple[Any, ...]]]
-    try:
-        from mcp.client.streamable_http import streamable_http_client as client
-    except ImportError:  # releases before 1.2x name it streamablehttp_client
-        from mcp.client.streamable_http import streamablehttp_client as client
-    async with client(url) as streams:
-        yield tuple(streams)
+async def connect(server: str, *, cwd: str | None = None) -> AsyncIterator[Client]:
+    """A connected SDK ``Client``: streamable HTTP for an address, else the
+    command over stdio (started in ``cwd``, its stderr discarded).
+
+    Entering it negotiates the protocol version (``mode="auto"``, the SDK's
+    default). The response cache is off: every listing is asked of the server.
+    """
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    if is_http_address(server):
+        async with Client(server, cache=None) as client:
+            yield client
+        return
+    argv = server_argv(server)
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ), cwd=cwd)
+    with open(os.devnull, "w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), cache=None) as client:
+            yield client
+
+
+async def probe(client: Client) -> None:
+    """Ask for an answer that changes nothing: ``ping`` on a 2025-era session;
+    2026-07-28 removed ``ping``, so there a ``server/discover`` instead."""
+    from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    if client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+        await client.session.send_ping()
+    else:
+        await client.session.send_discover(client.protocol_version)
 
 
 def _reason(exc: BaseException) -> str:
@@ -86,62 +117,45 @@ def _reason(exc: BaseException) -> str:
 
 
 class _Connection:
-    """One server's session, held open by its own task until stopped or broken."""
+    """One server's client, held open by its own task until stopped or broken."""
 
     def __init__(self, server: str, cwd: str | None) -> None:
         self.server = server
         self.cwd = cwd
-        self.session: Any = None
+        self.client: Client | None = None
         self.ready = asyncio.Event()
         self.done = asyncio.Event()
         self.stop = asyncio.Event()
         self.error: BaseException | None = None
         self.task: asyncio.Task[None] | None = None
 
-    @property
-    def alive(self) -> bool:
-        return self.session is not None and not self.done.is_set()
+    def live(self) -> Client | None:
+        return self.client if not self.done.is_set() else None
 
-    async def start(self, timeout: float) -> None:
+    async def start(self, timeout: float) -> Client:
         self.task = asyncio.create_task(self._serve())
         waiters = [asyncio.create_task(self.ready.wait()), asyncio.create_task(self.done.wait())]
         finished, pending = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         for w in pending:
             w.cancel()
-        if not self.ready.is_set():
+        client = self.live()
+        if client is None:  # it never answered, or exited as soon as it did
             await self.close()
             reason = _reason(self.error) if self.error else f"no answer within {timeout:g}s"
             raise ConnectionError(reason)
+        return client
 
     async def _serve(self) -> None:
-        from mcp import ClientSession
-
         try:
-            if self.server.startswith(("http://", "https://")):
-                async with http_transport(self.server) as (read, write, *_):
-                    async with ClientSession(read, write) as session:
-                        await self._hold(session)
-            else:
-                from mcp import StdioServerParameters
-                from mcp.client.stdio import stdio_client
-
-                argv = server_argv(self.server)
-                params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ), cwd=self.cwd)
-                with open(os.devnull, "w") as errlog:
-                    async with stdio_client(params, errlog=errlog) as (read, write):
-                        async with ClientSession(read, write) as session:
-                            await self._hold(session)
+            async with connect(self.server, cwd=self.cwd) as client:
+                self.client = client
+                self.ready.set()
+                await self.stop.wait()
         except BaseException as exc:  # a server that exits or cannot start ends here
             self.error = exc
         finally:
-            self.session = None
+            self.client = None
             self.done.set()
-
-    async def _hold(self, session: Any) -> None:
-        await session.initialize()
-        self.session = session
-        self.ready.set()
-        await self.stop.wait()
 
     async def close(self) -> None:
         self.stop.set()
@@ -167,37 +181,36 @@ class _Pool:
                 threading.Thread(target=self.loop.run_forever, name="stalwart-mcp", daemon=True).start()
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
-    async def connection(self, server: str, cwd: str | None) -> _Connection:
+    async def connection(self, server: str, cwd: str | None) -> tuple[_Connection, Client]:
         key = (server, cwd)
         conn = self.connections.get(key)
-        if conn is not None and conn.alive:
+        client = conn.live() if conn is not None else None
+        if conn is not None and client is not None:
             try:  # a server that died between calls is found here, before anything is sent
-                await asyncio.wait_for(conn.session.send_ping(), PING_TIMEOUT)
-                return conn
+                await asyncio.wait_for(probe(client), PING_TIMEOUT)
+                return conn, client
             except BaseException:
                 await conn.close()
         conn = _Connection(server, cwd)
         self.connections[key] = conn
-        await conn.start(START_TIMEOUT)
-        return conn
+        return conn, await conn.start(START_TIMEOUT)
 
     async def call(self, server: str, cwd: str | None, name: str, arguments: Mapping[str, Any],
                    timeout: float) -> Outcome:
         try:
-            conn = await self.connection(server, cwd)
+            conn, client = await self.connection(server, cwd)
         except (ConnectionError, OSError, ValueError) as exc:
             return Outcome("refused", error=START_FAILED.format(server=server, reason=exc))
-        from mcp.shared.exceptions import McpError
+        from mcp import MCPError
+        from mcp.types import REQUEST_TIMEOUT
 
         try:
             result = await asyncio.wait_for(
-                conn.session.call_tool(name, dict(arguments), read_timeout_seconds=timedelta(seconds=timeout)),
-                timeout + 1.0,
-            )
+                client.call_tool(name, dict(arguments), read_timeout_seconds=timeout), timeout + 1.0)
         except TimeoutError:
             return Outcome("timeout", error=NO_ANSWER.format(timeout=timeout))
-        except McpError as exc:
-            if "timed out" in str(exc).lower() or getattr(exc.error, "code", None) == 408:
+        except MCPError as exc:
+            if exc.code == REQUEST_TIMEOUT:  # the SDK's bound (it sends notifications/cancelled)
                 return Outcome("timeout", error=NO_ANSWER.format(timeout=timeout))
             await conn.close()
             return Outcome("no_response", error=BROKEN.format(reason=_reason(exc)))
@@ -221,12 +234,14 @@ class _Pool:
                 pass
 
 
-def _outcome(result: Any) -> Outcome:
-    texts = [c.text for c in (result.content or []) if getattr(c, "type", "") == "text"]
-    if result.isError:
+def _outcome(result: CallToolResult) -> Outcome:
+    from mcp.types import TextContent
+
+    texts = [c.text for c in result.content if isinstance(c, TextContent)]
+    if result.is_error:
         return Outcome("error", error="\n".join(texts) or "the tool answered an error")
-    if result.structuredContent is not None:
-        return Outcome("ok", result=result.structuredContent)
+    if result.structured_content is not None:
+        return Outcome("ok", result=result.structured_content)
     if len(texts) == 1:
         try:
             return Outcome("ok", result=json.loads(texts[0]))

@@ -28,7 +28,8 @@ _DECLARATION_TYPES: dict[str, tuple[type, ...]] = {
     "egress": (bool,),
     "reads_outside": (bool,),
     "privilege": (str,),
-    "confirm": (str,),
+    "confirm": (str, dict),
+    "labels": (dict,),
     "verify": (dict,),
 }
 _EXPECTED = {dict: "an object", bool: "true or false", str: "a string"}

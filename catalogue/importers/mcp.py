@@ -2,9 +2,16 @@
 
 Sources: a saved ``tools/list`` answer (the bare ``{"tools": [...]}`` result
 or the whole JSON-RPC response), or a live server listed with the official
-``mcp`` SDK (1.x) over stdio (``"python server.py"``) or streamable HTTP
-(``http://host/mcp``). A live listing is bounded in time: a server that exits
-at once or never answers is a ``SourceError``, never a hang.
+``mcp`` SDK (2.x) over stdio (``"python server.py"``) or streamable HTTP
+(``http://host/mcp``), whichever protocol era it speaks (the SDK's client
+negotiates 2026-07-28 or falls back to a 2025-11-25 handshake). A live listing
+is bounded in time: a server that exits at once or never answers is a
+``SourceError``, never a hang.
+
+A live listing is read as the server sent it, not through the SDK's ``Tool``
+model: 2.x drops every key its models do not know, and declarations may sit
+in ``annotations`` under their catalogue names (SPEC §4.3). The SDK still
+checks the answer against the negotiated protocol version's schema.
 
 Kind, never guessed toward read: a tool reads only where
 ``annotations.readOnlyHint`` is true (or ``_meta.read_only``), and
@@ -21,12 +28,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from catalogue.bindings.mcp import http_transport, server_argv
+from pydantic import BaseModel
+
+from catalogue.bindings.mcp import connect, is_http_address, server_argv
 from catalogue.importers import SourceError, declarations_from
 from catalogue.tools import Tool
 
@@ -40,10 +48,6 @@ SERVER_CLOSED = "the server closed the connection before answering (did it exit 
 SERVER_SILENT = "the MCP server did not answer within {timeout:g}s"
 
 LIST_TIMEOUT = 20.0
-
-
-def is_http_address(server: str) -> bool:
-    return server.startswith(("http://", "https://"))
 
 
 def tools_from_list(data: Any, *, server: str, place: str = "tools/list") -> list[Tool]:
@@ -106,26 +110,23 @@ def read_saved_list(path: str | Path, *, server: str = "") -> list[Tool]:
     return tools_from_list(data, server=server, place=str(path))
 
 
+class _RawListing(BaseModel):
+    """A ``tools/list`` result whose tools stay the JSON the server sent."""
+
+    tools: list[dict[str, Any]]
+
+
 async def _list_live(server: str, *, cwd: str | None) -> list[dict[str, Any]]:
-    from mcp import ClientSession
+    from mcp.shared.inbound import find_invalid_x_mcp_header
+    from mcp.types import ListToolsRequest
+    from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-    if is_http_address(server):
-        async with http_transport(server) as (read, write, *_):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                result = await session.list_tools()
-    else:
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        argv = server_argv(server)
-        params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ), cwd=cwd)
-        with open(os.devnull, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    result = await session.list_tools()
-    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in result.tools]
+    async with connect(server, cwd=cwd) as client:
+        listing = await client.session.send_request(ListToolsRequest(), _RawListing)
+        modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+    # As the SDK's own list_tools does: at 2026-07-28 a client MUST drop a tool
+    # whose x-mcp-header annotations are invalid.
+    return [t for t in listing.tools if not (modern and find_invalid_x_mcp_header(t.get("inputSchema")))]
 
 
 def list_live(server: str, *, timeout: float = LIST_TIMEOUT, cwd: str | None = None) -> list[Tool]:
@@ -152,11 +153,13 @@ def list_live(server: str, *, timeout: float = LIST_TIMEOUT, cwd: str | None = N
 
 def _reason(exc: BaseException) -> str:
     import anyio
+    from mcp import MCPError
+    from mcp.types import CONNECTION_CLOSED
 
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     closed = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, BrokenPipeError, EOFError)
-    if isinstance(exc, closed) or "connection closed" in str(exc).lower():
+    if isinstance(exc, closed) or (isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED):
         return SERVER_CLOSED
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from catalogue.agentfile import AgentFileError, load_agent_file
+from catalogue.agentfile import CATALOGUE_GIVEN, AgentFileError, load_agent_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOP = ROOT / "examples" / "shop" / "agent.yaml"
@@ -73,6 +73,12 @@ def test_tools_beside_the_file_import_and_an_unmarked_tool_is_a_write(tmp_path):
         (VALID.replace("purpose: I lend books.", "language: fr"), "agents[0].language", "not one of"),
         ("agents: [\n", "line", "not valid YAML"),
         ("agents: []\n", "agents", "non-empty"),
+        (VALID.replace("tools:lend_book\"}", "tools:lend_book\", confirm: {fr: \"Prêter ?\"}}"),
+         "agents[0].tools.lend_book.confirm", "not a language"),
+        (VALID.replace("tools:lend_book\"}", "tools:lend_book\", labels: [member]}"),
+         "agents[0].tools.lend_book.labels", "must map each argument"),
+        (VALID.replace("tools:lend_book\"}", "tools:lend_book\", labels: {member: {pt-BR: ''}}}"),
+         "agents[0].tools.lend_book.labels", "non-empty"),
     ],
 )
 def test_an_invalid_file_names_the_place_and_the_reason(tmp_path, text, place, reason):
@@ -93,3 +99,20 @@ def test_serve_refuses_an_invalid_file_and_exits_non_zero(tmp_path):
     assert result.returncode == 2
     assert "agents[0].porpose" in result.stderr and "unknown key" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_catalogue_given_as_the_agent_file_is_named_a_catalogue(tmp_path):  # type: ignore[no-untyped-def]
+    path = tmp_path / "catalogue.json"
+    path.write_text('{"version": 1, "tools": []}', encoding="utf-8")
+    with pytest.raises(AgentFileError) as err:
+        load_agent_file(path)
+    assert err.value.reason == CATALOGUE_GIVEN and "unknown key" not in str(err.value)
+
+
+def test_a_tools_words_load_per_language(tmp_path):
+    text = VALID.replace("tools:lend_book\"}", "tools:lend_book\", confirm: {en: \"Lend it?\", pt-BR: \"Emprestar?\"},"
+                         " labels: {member: {en: Member, pt-BR: Sócio}, days: Days}}")
+    tool = load_agent_file(write(tmp_path, text)).agent("Library").tool("lend_book")
+    assert tool is not None
+    assert tool.confirm == {"en": "Lend it?", "pt-BR": "Emprestar?"}
+    assert tool.labels == {"member": {"en": "Member", "pt-BR": "Sócio"}, "days": "Days"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalogue.check import SENTENCE_UNKNOWN, SENTENCE_WITHDRAWN, check_call
+from catalogue.check import SENTENCE_ARGUMENTS, SENTENCE_UNKNOWN, SENTENCE_WITHDRAWN, check_call
 from catalogue.plan import Argument
 from catalogue.tools import Tool
 
@@ -78,3 +78,54 @@ def test_an_egress_read_confirms_only_when_tainted():
 def test_irreversible_is_a_flag_not_a_reason():
     verdict = check_call(name="charge_card", tool=make_tool(irreversible=True), arguments=args())
     assert verdict.irreversible is True and verdict.reasons == ("write",)
+
+
+# Values that would change the address an HTTP tool is called at (issue 26):
+# refused by the check, rule `arguments`, with a sentence naming the argument.
+HTTP_PLACES = {"order_id": {"in": "path", "name": "order_id"}, "q": {"in": "query", "name": "q"},
+               "tenant": {"in": "header", "name": "X-Tenant"}, "note": {"in": "body", "name": "note"}}
+HTTP_SCHEMA = {"type": "object", "required": ["order_id"], "properties": {
+    "order_id": {"type": "string"}, "q": {"type": "string"}, "tenant": {"type": "string"}, "note": {"type": "string"}}}
+
+
+def http_tool(kind: str = "read") -> Tool:
+    return make_tool(name="get_order", kind=kind, input_schema=HTTP_SCHEMA, binding={"http": {
+        "base_url": "http://shop.test", "method": "GET", "path": "/orders/{order_id}", "arguments": HTTP_PLACES}})
+
+
+def values(**given: str) -> list[Argument]:
+    return [Argument(name, value, "reply") for name, value in {"order_id": "4411", **given}.items()]
+
+
+@pytest.mark.parametrize(("given", "named", "why"), [
+    ({"order_id": ".."}, "order_id", "'..' would send the call to another address"),
+    ({"order_id": "."}, "order_id", "'.' would send the call to another address"),
+    ({"order_id": "4411/../refund"}, "order_id", "a '/' would send the call to another address"),
+    ({"order_id": "/"}, "order_id", "a '/' would send the call to another address"),
+    ({"order_id": ""}, "order_id", "an empty value would send the call to another address"),
+    ({"q": ".."}, "q", "'..' would send the call to another address"),
+    ({"tenant": "."}, "tenant", "'.' would send the call to another address"),
+    ({"tenant": "t1\r\nX-Admin: yes"}, "tenant", "a header value must be printable ASCII, with no line break"),
+])
+@pytest.mark.parametrize("kind", ["read", "write"])
+def test_a_value_that_would_steer_an_http_call_is_refused_naming_it(given, named, why, kind):
+    verdict = check_call(name="get_order", tool=http_tool(kind), arguments=values(**given))
+    assert (verdict.action, verdict.rule) == ("refuse", "arguments")
+    assert verdict.sentence == SENTENCE_ARGUMENTS.format(tool="get_order", detail=f"{named}: {why}")
+
+
+@pytest.mark.parametrize("given", [
+    {"order_id": "4411"}, {"order_id": "..4411"}, {"order_id": "%2e%2e"}, {"order_id": "a b?c#d"},
+    {"q": "a/b"}, {"q": "..."}, {"tenant": "t-1"}, {"note": ".."}, {"note": "a/b"},
+])
+def test_the_twin_every_other_value_goes_on_to_run(given):
+    # The same tool and set-up: only the value changes. A `/` in the query or
+    # a `..` in the body is data, encoded (or sent as JSON), never an address.
+    assert check_call(name="get_order", tool=http_tool(), arguments=values(**given)).action == "run"
+
+
+@pytest.mark.parametrize("binding", [{"python": "tools:get_order"}, {"mcp": {"server": "python s.py"}}])
+def test_no_value_of_a_python_or_mcp_tool_is_an_address(binding):
+    # Their values travel as Python values or JSON, never in a path: `..` is data.
+    tool = make_tool(name="get_order", kind="read", input_schema=HTTP_SCHEMA, binding=binding)
+    assert check_call(name="get_order", tool=tool, arguments=values(order_id="..")).action == "run"

@@ -12,6 +12,7 @@ from catalogue.importers.openapi import import_openapi
 from catalogue.tools import Tool
 from examples.shop import tools as shop
 from tests.catalogue.conftest import free_port
+from tests.support.logging_http import LoggingShop
 
 
 def _shop_tools(base_url: str) -> dict[str, Tool]:
@@ -99,8 +100,66 @@ def test_where_each_argument_goes() -> None:
                                       "id": {"in": "path", "name": "id"}, "q": {"in": "query", "name": "q"},
                                       "tenant": {"in": "header", "name": "X-Tenant"},
                                       "title": {"in": "body", "name": "title"}}}})
-    request = binding.build_request(tool, {"id": "a/b", "q": True, "tenant": "t1", "title": "T"},
+    request = binding.build_request(tool, {"id": "a b?", "q": True, "tenant": "t1", "title": "T"},
                                     idempotency_key="k-9")
-    assert str(request.url) == "http://x.test/v1/items/a%2Fb?q=true"
+    assert str(request.url) == "http://x.test/v1/items/a%20b%3F?q=true"
     assert request.headers["X-Tenant"] == "t1" and request.headers["Idempotency-Key"] == "k-9"
     assert request.content == b'{"title":"T"}'
+
+
+# Tool paths that cannot be steered (issue 26), against the shop's OpenAPI
+# service recording every request target it is sent.
+
+
+def test_httpx_removes_dot_segments_and_keeps_encoded_ones() -> None:
+    # Why `.` and `..` are refused rather than encoded: httpx (RFC 3986)
+    # resolves them before sending, and many servers decode %2E and %2F.
+    import httpx
+
+    assert httpx.Request("GET", "http://h/orders/../refund").url.raw_path == b"/refund"
+    assert httpx.Request("GET", "http://h/orders/./charge").url.raw_path == b"/orders/charge"
+    assert httpx.Request("GET", "http://h/orders/%2E%2E/refund").url.raw_path == b"/orders/%2E%2E/refund"
+
+
+@pytest.fixture
+def logging_shop() -> Iterator[LoggingShop]:
+    with LoggingShop() as service:
+        yield service
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("get_order", {"order_id": ".."}),
+    ("get_order", {"order_id": "."}),
+    ("get_order", {"order_id": ""}),
+    ("get_order", {"order_id": "4411/../../inbox"}),
+    ("refund_card", {"order_id": "..", "amount": 40}),
+    ("search_orders", {"customer": ".."}),
+])
+def test_a_value_that_would_steer_the_call_sends_nothing(logging_shop: LoggingShop, tool: str,
+                                                         arguments: dict[str, object]) -> None:
+    tools = _shop_tools(logging_shop.url)
+    outcome = invoke(tools[tool], arguments, idempotency_key="k-1")
+    assert outcome.transport == "refused" and "would send the call to another address" in outcome.error
+    assert logging_shop.seen == []  # the service was never called
+
+
+@pytest.mark.parametrize(("value", "target"), [
+    ("4411", "/orders/4411"),
+    ("..4411", "/orders/..4411"),
+    ("%2e%2e", "/orders/%252e%252e"),
+    ("a b?c=d#e", "/orders/a%20b%3Fc%3Dd%23e"),
+    ("pedido-é", "/orders/pedido-%C3%A9"),
+])
+def test_the_twin_every_other_value_reaches_the_operations_own_path(logging_shop: LoggingShop, value: str,
+                                                                     target: str) -> None:
+    outcome = invoke(_shop_tools(logging_shop.url)["get_order"], {"order_id": value})
+    assert outcome.transport in ("ok", "refused")  # the shop knows 4411 only; either way it was asked
+    assert logging_shop.seen == [("GET", target)]
+
+
+def test_a_catalogue_whose_own_path_would_be_normalised_sends_nothing(logging_shop: LoggingShop) -> None:
+    tool = _shop_tools(logging_shop.url)["get_order"]
+    moved = Tool(**{**tool.to_json(), "binding": {"http": {**tool.binding["http"], "path": "/x/../orders/{order_id}"}}})
+    outcome = invoke(moved, {"order_id": "4411"})
+    assert outcome.transport == "refused" and "operation's own path" in outcome.error
+    assert logging_shop.seen == []

@@ -187,3 +187,37 @@ def test_verify_through_the_agent_file_loader_refuses_duplicates(
     assert verify_main([str(path)]) == 2
     captured = capsys.readouterr()
     assert "the tool name 'a' appears twice" in captured.err and "Traceback" not in captured.err
+
+
+def test_verify_given_a_catalogue_says_it_takes_an_agent_file_and_the_agent_file_it_shows_lints_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def real_verify(path: Path) -> tuple[int, str]:  # through catalogue.agentfile, as `stalwart verify` is
+        code = verify_main([str(path)])
+        captured = capsys.readouterr()
+        assert "Traceback" not in captured.err + captured.out
+        return code, captured.out + captured.err
+
+    catalogue = tmp_path / "catalogue.json"
+    catalogue.write_text((SHOP / "catalogue-openapi.json").read_text(encoding="utf-8"), encoding="utf-8")
+    code, out = real_verify(catalogue)
+    assert code == 2 and "unknown key" not in out
+    assert f"{catalogue} is a catalogue, and stalwart verify takes an agent file (AGENT.yaml)." in out
+    # Do as it says: the agent file it shows, beside the catalogue, lints the catalogue.
+    shown = [line[2:] for line in out.splitlines() if line.startswith("  ")]
+    assert shown[-1] == "    catalogue: catalogue.json"
+    agent_file = tmp_path / "verify.yaml"
+    agent_file.write_text("\n".join(shown) + "\n", encoding="utf-8")
+    code, out = real_verify(agent_file)
+    assert code == 0 and "warning write_without_compensation archive_order: " in out
+
+
+def test_a_finding_keeps_its_message_id_and_values_for_the_console_to_translate():
+    from catalogue.lints import COMPENSATION_NOT_RETRY_SAFE, MESSAGES
+    from catalogue.tools import Tool
+
+    undo = Tool(name="refund_card", kind="write", compensation=None, irreversible=True)
+    charge = Tool(name="charge_card", kind="write", compensation={"tool": "refund_card"})
+    found = next(f for f in lint([charge, undo]) if f.code == "compensation_not_retry_safe")
+    assert found.params == {"undo": "refund_card"}
+    assert MESSAGES[found.code] == COMPENSATION_NOT_RETRY_SAFE
+    assert found.message == COMPENSATION_NOT_RETRY_SAFE.format(undo="refund_card")  # what verify prints

@@ -12,11 +12,12 @@ from catalogue.commands import import_main
 from catalogue.importers import SourceError
 from catalogue.importers import mcp as importer
 from catalogue.tools import Tool
-from tests.catalogue.conftest import FIXTURES, SHOP
+from tests.catalogue.conftest import FIXTURES, SHOP, free_port
 from tests.catalogue.test_openapi import SHOP_KINDS
 
 SHOP_STDIO = f"python {SHOP / 'mcp_server.py'}"
 TEST_SERVER = f"python {FIXTURES / 'mcp_test_server.py'}"
+LEGACY_SERVER = f"python {FIXTURES / 'mcp_legacy_server.py'}"
 
 
 def make_entry(name: str = "t", **overrides: Any) -> dict[str, Any]:
@@ -137,10 +138,47 @@ def test_a_hung_call_times_out_and_the_session_stays_usable(test_server: dict[st
     assert invoke(test_server["hang"], {"seconds": 0}, timeout=5).result == {"result": "late"}
 
 
-def test_a_server_that_cannot_start_is_refused() -> None:
-    tool = Tool(name="x", binding={"mcp": {"server": "nonexistent-command-for-stalwart", "tool": "x"}})
+@pytest.mark.parametrize("server", ["nonexistent-command-for-stalwart", "http://127.0.0.1:{port}/mcp"])
+def test_a_server_that_cannot_start_is_refused(server: str) -> None:
+    tool = Tool(name="x", binding={"mcp": {"server": server.format(port=free_port()), "tool": "x"}})
     outcome = invoke(tool, {})
     assert outcome.transport == "refused"
+
+
+def test_a_call_over_streamable_http(shop_mcp_http: str) -> None:
+    tools = _tools(shop_mcp_http)
+    try:
+        assert invoke(tools["get_order"], {"order_id": "4411"}).result["card"] == "visa-0019"
+        refused = invoke(tools["get_order"], {"order_id": "1"})
+        assert refused.transport == "error" and "there is no order 1" in refused.error
+    finally:
+        close_sessions()
+
+
+# Both protocol eras: a 2.x server is spoken to at 2026-07-28 (server/discover);
+# a server of 2025-11-25 only answers that probe -32601, and the client falls
+# back to the initialize handshake.
+
+def test_a_current_server_is_spoken_to_at_2026_07_28(test_server: dict[str, Tool]) -> None:
+    assert invoke(test_server["era"], {}).result == {"result": "2026-07-28"}
+
+
+def test_a_2025_11_25_server_is_listed_and_called_after_the_handshake() -> None:
+    tools = _tools(LEGACY_SERVER)
+    try:
+        close = tools["close_account"]  # its declarations sit in annotations (SPEC §4.3)
+        assert (close.kind, close.retry_safe, close.irreversible, close.confirm, close.egress) == (
+            "write", True, True, "Close account {account}?", True)
+        assert (tools["whoami"].kind, tools["die"].kind) == ("read", "write")
+        first = invoke(tools["whoami"], {})
+        assert first.ok and first.result["asked"] == [
+            "server/discover", "initialize 2025-11-25", "notifications/initialized"]
+        assert invoke(tools["whoami"], {}).result["pid"] == first.result["pid"]  # pinged, and reused
+        assert invoke(tools["die"], {}, timeout=5).transport == "no_response"
+        again = invoke(tools["whoami"], {})
+        assert again.ok and again.result["pid"] != first.result["pid"]
+    finally:
+        close_sessions()
 
 
 def test_the_shop_over_mcp_charges_once_per_key_and_loses_a_reply(monkeypatch: pytest.MonkeyPatch) -> None:

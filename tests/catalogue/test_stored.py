@@ -78,7 +78,7 @@ def test_a_pause_approved_after_the_withdrawal_is_refused(desk: Any, django_asse
     withdrawal_create(agent="Shop", tool="archive_order", reason="broken")
     reply = desk.resume("t-late", pause["id"], "approve", pause["token"])
     assert reply.refusals == [{"tool": "archive_order", "rule": "withdrawn", "step": 1,
-                               "sentence": SENTENCE_WITHDRAWN.format(tool="archive_order")}]
+                               "sentence": SENTENCE_WITHDRAWN.format(tool="Archive order")}]
     assert shop.get_order("4412")["status"] == "paid"
 
 

@@ -20,6 +20,15 @@ def test_the_tools_page_lists_the_catalogue_with_read_write_declarations_and_lin
     assert page.count('>Withdraw<') == 7  # every tool but those the file itself withdraws
 
 
+@pytest.mark.parametrize(("language", "sentence"), [
+    ("en", "a write neither compensated nor marked irreversible"),
+    ("pt-BR", "altera dados sem compensação e sem ser marcada irreversível"),
+])
+def test_a_lints_sentence_is_in_the_consoles_language(language, sentence):
+    page = make_staff("ops", operator=True, language=language).get("/admin/catalogue/tool/").content.decode()
+    assert sentence in page
+
+
 def test_an_operator_withdraws_from_the_tools_page_with_who_and_why_then_restores_it():
     ops = make_staff("ops", operator=True)
     response = ops.post("/admin/catalogue/tool/withdraw/", {
