@@ -3,10 +3,10 @@
 A thread's page shows its turns (messages), each run with its steps, their
 status, receipts and verdicts, the pauses and who answered them, and the
 events in order. The pause queue itself is the answering side's
-(``approvals.admin.pauses``), since answering needs ``approvals.answers``.
+(``approvals.admin.pauses``), as the rest of the console.
 
 Operators roll a thread back from here: ``rollback_view`` shows what would
-be undone, and its CSRF-protected POST calls ``threads.engine.run_rollback``,
+be undone, and its CSRF-protected POST calls ``threads.engine.thread_rollback``,
 the same service as ``POST /threads/{id}/rollback``; the permission
 (``threads.rollback_run``) is checked in the view, the template only hides
 the button.
@@ -27,7 +27,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from threads.engine import run_rollback
+from threads.engine import thread_rollback
 from threads.feedback import feedback_counts
 from threads.labels import decision_words
 from threads.models import Feedback, Interrupt, Receipt, Run, Step, Thread
@@ -63,7 +63,7 @@ class ThreadAdmin(admin.ModelAdmin):
         if not request.user.has_perm(ROLLBACK_PERMISSION):  # the view checks; the template only hides
             raise PermissionDenied
         if request.method == "POST":
-            done = run_rollback(thread_id=thread.id, by=request.user.get_username())
+            done = thread_rollback(thread_id=thread.id, by=request.user.get_username())
             report = done["rollback"]
             self.message_user(request, MESSAGE_ROLLED_BACK.format(
                 undone=len(report["undone"]), not_undoable=len(report["not_undoable"]), stuck=len(report["stuck"])),
@@ -76,9 +76,7 @@ class ThreadAdmin(admin.ModelAdmin):
             "title": gettext("Roll back thread {thread}?").format(thread=thread.id),
             "opts": self.opts,
             "thread": thread,
-            "writes": list(Step.objects.filter(run__thread=thread, kind="write", status=Step.Status.SUCCEEDED,
-                                                undo_of__isnull=True).select_related("run").order_by("-run__created_at",
-                                                                                                    "-index")),
+            "writes": [(s, _undo_call(s)) for s in _undoable(thread)],
         })
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
@@ -94,6 +92,7 @@ class ThreadAdmin(admin.ModelAdmin):
         for run in runs:
             for pause in run.interrupts.all():
                 pause.decision_words = decision_words(pause.decision) if pause.decision else ""
+            run.heading_status = _run_heading(run)
         return TemplateResponse(request, "admin/threads/thread/trace.html", {
             **self.admin_site.each_context(request),
             "title": gettext("Thread {thread}").format(thread=thread.id),
@@ -104,9 +103,38 @@ class ThreadAdmin(admin.ModelAdmin):
             "events": [(e, json.dumps(e.data, ensure_ascii=False, default=str))
                        for e in thread.events.order_by("seq")],
             "feedback": list(Feedback.objects.filter(thread=thread).select_related("message").order_by("created_at")),
-            "can_rollback": request.user.has_perm(ROLLBACK_PERMISSION),
+            # Offered only with something to undo: a succeeded write no rollback has undone yet.
+            "can_rollback": request.user.has_perm(ROLLBACK_PERMISSION) and _undoable(thread).exists(),
             "run_status": Run.Status,
         })
+
+
+def _undoable(thread: Thread) -> Any:
+    """The thread's writes a rollback would undo, newest first (as ``thread_rollback`` takes them)."""
+    return Step.objects.filter(run__thread=thread, kind="write", status=Step.Status.SUCCEEDED,
+                               undo_of__isnull=True).select_related("run").order_by("-run__created_at", "-index")
+
+
+def _undo_call(step: Step) -> str:
+    """The call that undoes ``step``, as it will be sent: ``refund_card(amount=40, order_id=4411)``; "" for none."""
+    comp = step.compensation or {}
+    if not comp.get("tool"):
+        return ""
+    arguments = ", ".join(f"{k}={v}" for k, v in sorted((comp.get("arguments") or {}).items()))
+    return f"{comp['tool']}({arguments})"
+
+
+def _run_heading(run: Run) -> str:
+    """A run's status as its heading says it: a run that ended with a failed (or refused) step is not "done"."""
+    if run.status == Run.Status.DONE:
+        statuses = {s.status for s in run.steps.all()}
+        if Step.Status.FAILED in statuses:
+            return gettext("ended with a failed step")
+        if Step.Status.OUTCOME_UNKNOWN in statuses:
+            return gettext("ended with a step whose outcome is not known")
+        if statuses and statuses <= {Step.Status.REFUSED, Step.Status.SKIPPED, Step.Status.CANCELLED}:
+            return gettext("ended with nothing done")
+    return str(run.get_status_display())
 
 
 @admin.register(Feedback)

@@ -7,7 +7,6 @@ import secrets
 from typing import Any
 
 from django.conf import settings
-from django.urls import Resolver404, resolve
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -17,15 +16,18 @@ from rest_framework.views import APIView
 
 from catalogue import registry
 from catalogue.agentfile import LANGUAGES
+from catalogue.wording import tool_phrase
 from threads import idempotency
 from threads import openapi as doc
-from threads.engine import open_pauses, run_rollback, take_failures, turn_submit
-from threads.errors import BadRequest, Forbidden, NotFound, OperatorUnauthorized, TooLarge
+from threads.engine import open_pauses, thread_rollback, turn_submit
+from threads.errors import BadRequest, Forbidden, NotFound, OperatorUnauthorized, TooLarge, TooManyTries
 from threads.feedback import feedback_give
+from threads.keys import thread_key
+from threads.limits import Limit, guess_record, guesses_wait, request_client
 from threads.selectors import (
     SESSION_HEADER,
     THREAD_ID_RE,
-    answer_view,
+    THREAD_KEY_RE,
     context_of,
     session_hash,
     session_of,
@@ -34,9 +36,13 @@ from threads.selectors import (
 
 DETAIL_TURN_TOO_LONG = _("A turn is at most {limit} characters.")
 DETAIL_THREAD_ID = _("A thread id is 1 to 128 letters, digits, '-', '_', '.' or ':'.")
+DETAIL_THREAD_KEY = _("A thread is named here by its key, as the console's thread page shows it: its id, "
+                      "then '~' and 16 hex digits.")
 DETAIL_NO_OPERATOR_TOKEN = _("Rollback needs an operator token, and none is set: start the server with "
                             "--operator-token TOKEN or set QLS_OPERATOR_TOKEN.")
 DETAIL_OPERATOR = _("Send the operator token as Authorization: Bearer <token>.")
+# Wrong operator bearers, per client address, in the database (threads.limits): every worker counts the same.
+OPERATOR_LIMIT = Limit(scope="operator", per_client=10)
 
 security = logging.getLogger("stalwart.security")
 
@@ -80,7 +86,7 @@ def check_thread_id(thread_id: str) -> None:
         raise BadRequest(DETAIL_THREAD_ID)
 
 
-DETAIL_NUL = "This holds a NUL character (\\u0000), which cannot be stored."
+DETAIL_NUL = _("This holds a NUL character (\\u0000), which cannot be stored.")
 
 
 def no_nul(value: Any) -> None:
@@ -145,17 +151,15 @@ class ThreadMessageCreateApi(SessionApi):
         return Response(done.body, status=done.status, headers={"Idempotent-Replayed": "true"} if done.replayed else {})
 
     def turn(self, thread_id: str, given: dict[str, Any]) -> dict[str, Any]:
-        take_failures()
-        advance = turn_submit(
-            thread_id=thread_id,
+        return turn_submit(
+            thread_id=thread_key(thread_id, session_hash(self.session)),  # this session's thread of that name
             session_hash=session_hash(self.session),
-            text_=given["text"],
+            text=given["text"],
             language=given.get("language"),
             context=given["context"],
             privileges=given["privileges"],
-            agent_name=given.get("agent"),
+            agent=given.get("agent"),
         )
-        return answer_view(advance, not_notified=take_failures())
 
 
 class ThreadFeedbackCreateApi(SessionApi):
@@ -177,7 +181,7 @@ class ThreadFeedbackCreateApi(SessionApi):
         thread = thread_access(thread_id=thread_id, session=self.session)
         feedback = feedback_give(thread=thread, message_id=data.validated_data["message"],
                                  thumb=data.validated_data["thumb"], comment=data.validated_data.get("comment") or "")
-        return Response({"thread": thread.id, "message": feedback.message_id, "thumb": feedback.thumb,
+        return Response({"thread": thread.name, "message": feedback.message_id, "thumb": feedback.thumb,
                          "comment": feedback.comment})
 
 
@@ -191,33 +195,45 @@ class ThreadInterruptListApi(SessionApi):
     def get(self, request: Request, thread_id: str) -> Response:
         thread = thread_access(thread_id=thread_id, session=self.session)
         waiting = open_pauses(thread.id)
-        return Response({"thread": thread.id, "interrupts": waiting, "waiting": waiting})
+        return Response({"thread": thread.name, "interrupts": waiting, "waiting": waiting})
 
 
-def operator_check(authorization: str) -> None:
-    """The operator's bearer token, compared in constant time (SPEC §8)."""
+def operator_check(request: Request) -> None:
+    """The operator's bearer token, compared in constant time (SPEC §8).
+
+    Wrong bearers are limited per client address (``OPERATOR_LIMIT``): past
+    it every try from that address is ``429`` unread, the right token too, so
+    the limit stops guessing rather than slowing it; other addresses go on."""
     configured = str(getattr(settings, "OPERATOR_TOKEN", "") or "")
     if not configured:
         raise Forbidden(DETAIL_NO_OPERATOR_TOKEN)
-    scheme, _, given = authorization.partition(" ")
+    client = request_client(request._request)
+    wait = guesses_wait(limit=OPERATOR_LIMIT, client=client)
+    if wait:
+        security.warning("rollback tries from %s refused for %s s (too many wrong operator tokens)", client, wait)
+        raise TooManyTries(wait)
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not secrets.compare_digest(given.strip().encode(), configured.encode()):
-        security.warning("a rollback without the operator token")
+        guess_record(limit=OPERATOR_LIMIT, client=client)
+        security.warning("a rollback without the operator token (from %s)", client)
         raise OperatorUnauthorized(DETAIL_OPERATOR)
 
 
 class ThreadRollbackApi(APIView):
-    """``POST /threads/{id}/rollback``: an operator undoes a thread's writes
-    (SPEC §8). Not bound to the thread's session."""
+    """``POST /threads/{key}/rollback``: an operator undoes a thread's writes
+    (SPEC §8). Not bound to a session: the thread is named by its stored key
+    (the console's thread page shows it), never by a client's name alone."""
 
     @extend_schema(
         operation_id="thread_rollback", summary="An operator's rollback: undo the thread's writes, newest first",
-        request=None, parameters=[doc.THREAD_ID, doc.AUTHORIZATION],
-        responses={200: doc.ROLLBACK, **doc.errors(400, 401, 403, 404)},
+        request=None, parameters=[doc.THREAD_KEY, doc.AUTHORIZATION],
+        responses={200: doc.ROLLBACK, **doc.errors(400, 401, 403, 404, 429)},
     )
     def post(self, request: Request, thread_id: str) -> Response:
-        operator_check(request.headers.get("Authorization", ""))
-        check_thread_id(thread_id)
-        done = run_rollback(thread_id=thread_id, by="operator")
+        operator_check(request)
+        if not THREAD_KEY_RE.match(thread_id):
+            raise BadRequest(DETAIL_THREAD_KEY)
+        done = thread_rollback(thread_id=thread_id, by="operator")
         response = Response(done)
         response["Cache-Control"] = "no-store"
         return response
@@ -276,6 +292,9 @@ class ConfigApi(APIView):
         agent = registry.get_agent()
         withdrawn = registry.withdrawn_tools(agent)
         language = registry.choose_language(agent)
+        # ``?language=pt-BR``: what it can do, in the words of the page's language.
+        asked = request.query_params.get("language")
+        words_in = asked if asked in LANGUAGES else language
         return Response({
             "name": agent.name,
             "purpose": agent.purpose,
@@ -284,19 +303,12 @@ class ConfigApi(APIView):
             "base": settings.PUBLIC_URL,
             "greeting": agent.greeting,
             "can": [
-                {"tool": t.name, "words": t.words, "kind": t.kind, "description": t.description}
+                {"tool": t.name, "words": tool_phrase(t.name, words_in, agent.vocabulary, words=t.words),
+                 "kind": t.kind, "description": t.description}
                 for t in agent.tools if t.name not in withdrawn
             ],
             "agents": [a.name for a in registry.agent_file().agents],
-            # Whether GET /threads/{id}/stream is served: the widget follows it
-            # only then, and otherwise reads each request's answer alone.
-            "stream": _has_route("/threads/_/stream"),
+            # Whether GET /threads/{id}/stream is served (by stalwart_site.asgi's
+            # consumer): the widget follows it only then, else reads each answer alone.
+            "stream": bool(getattr(request, "scope", {}).get("stalwart_streams")),
         })
-
-
-def _has_route(path: str) -> bool:
-    try:
-        resolve(path)
-    except Resolver404:
-        return False
-    return True

@@ -4,14 +4,17 @@ The embedding site's backend mints an HS256 JWT under
 ``STALWART_CONTEXT_SECRET``; Stalwart reads it. Claims::
 
     exp   required: the Unix time it stops being accepted
-    ctx   required: an object of context values, e.g. {"customer": "c-208"}
-    priv  required: a list of privilege names, e.g. ["refunds"]
+    ctx   optional: an object of context values, e.g. {"customer": "c-208"}
+    priv  optional: a list of privilege names, e.g. ["refunds"]
     sub   optional: who the site says the person is (a string)
 
 ``context_read`` accepts only HS256 (never ``none``, never another
 algorithm), a valid signature, an ``exp`` in the future (with ``leeway``
-seconds of clock slack) and claims of the right shapes; anything else raises
-``ContextTokenError`` whose ``reason`` is for the log, never for the client.
+seconds of clock slack) and claims of the right shapes: an absent ``ctx`` or
+``priv`` reads as empty (no context, no privilege), but one that is present
+must have its shape (``"priv": "refunds"`` is refused, never read as a
+privilege). Anything else raises ``ContextTokenError`` whose ``reason`` is
+for the log, never for the client.
 Callers pass the secret and the clock (as Django's ``signing`` does).
 """
 
@@ -27,7 +30,6 @@ import jwt
 ALGORITHM = "HS256"
 HEADER = "Stalwart-Context"
 DEFAULT_TTL = 3600
-MIN_SECRET_BYTES = 32
 
 
 class ContextTokenError(ValueError):
@@ -88,10 +90,10 @@ def context_read(token: str, secret: str, *, now: float | None = None, leeway: i
         raise ContextTokenError("exp is not a number")
     if exp <= clock - leeway:
         raise ContextTokenError("expired")
-    ctx = claims.get("ctx")
+    ctx = claims.get("ctx", {})
     if not isinstance(ctx, dict):
         raise ContextTokenError("ctx is not an object")
-    priv = claims.get("priv")
+    priv = claims.get("priv", [])
     if not isinstance(priv, list) or not all(isinstance(p, str) and p for p in priv):
         raise ContextTokenError("priv is not a list of names")
     sub = claims.get("sub")

@@ -2,8 +2,9 @@
 
 Every application error carries a ``code``, an ``http_status`` and a
 sentence; ``stalwart_site.errors.exception_handler`` renders any of them as
-SPEC §10's ``{"error": <code>, "detail": <sentence>}``. ``approvals.errors``
-adds the answering side's own (stale, invalid decision or answer, signature).
+SPEC §10's ``{"error": <code>, "detail": <sentence>}``. The answering side's
+own (stale, invalid decision or answer) are here, since the engine answers
+pauses; ``approvals.errors`` adds the signed channel's.
 """
 
 from __future__ import annotations
@@ -56,12 +57,26 @@ class OperatorUnauthorized(Unauthorized):
     headers = {"WWW-Authenticate": 'Bearer realm="stalwart"'}
 
 
+DETAIL_TOO_MANY_TRIES = _("Too many wrong tries from this address. Try again in {seconds} seconds.")
+
+
+class TooManyTries(StalwartError):
+    """A client past a limit on wrong guesses (``threads.limits``): 429 with ``Retry-After``."""
+
+    code = "too_many_tries"
+    http_status = 429
+
+    def __init__(self, seconds: int) -> None:
+        super().__init__(DETAIL_TOO_MANY_TRIES.format(seconds=seconds))
+        self.headers = {"Retry-After": str(seconds)}
+
+
 class TooLarge(StalwartError):
     code = "too_large"
     http_status = 413
 
 
-DETAIL_CONTEXT_INVALID = "The Stalwart-Context token is not valid."
+DETAIL_CONTEXT_INVALID = _("The Stalwart-Context token is not valid.")
 
 
 class ContextInvalid(Unauthorized):
@@ -75,10 +90,29 @@ class ContextInvalid(Unauthorized):
 class IdempotencyInProgress(StalwartError):
     code = "idempotency_in_progress"
     http_status = 409
-    detail = "A request with this Idempotency-Key is still being answered; retry it in a moment."
+    detail = _("A request with this Idempotency-Key is still being answered; retry it in a moment.")
 
 
 class IdempotencyMismatch(StalwartError):
     code = "idempotency_mismatch"
     http_status = 422
-    detail = "This Idempotency-Key was used with another request; use a new key for a new message."
+    detail = _("This Idempotency-Key was used with another request; use a new key for a new message.")
+
+
+class Stale(StalwartError):
+    """An answer to a pause that is no longer open, with another token, or
+    that lost the claim to another answer (SPEC §7.2)."""
+
+    code = "interrupt_stale"
+    http_status = 409
+    detail = _("That pause is no longer open, or the answer does not match what was shown.")
+
+
+class InvalidDecision(StalwartError):
+    code = "invalid_decision"
+    http_status = 422
+
+
+class InvalidAnswer(StalwartError):
+    code = "invalid_answer"
+    http_status = 422

@@ -28,6 +28,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from threads.errors import BadRequest, IdempotencyInProgress, IdempotencyMismatch, StalwartError
 from threads.models import IdempotencyKey
@@ -36,7 +37,7 @@ from threads.tokens import canonical
 HEADER = "Idempotency-Key"
 KEEP = timedelta(hours=24)
 MAX_KEY = 255
-DETAIL_BAD_KEY = "An Idempotency-Key is 1 to 255 visible ASCII characters (optionally in double quotes)."
+DETAIL_BAD_KEY = _("An Idempotency-Key is 1 to 255 visible ASCII characters (optionally in double quotes).")
 
 
 @dataclass(frozen=True)

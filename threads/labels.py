@@ -16,6 +16,8 @@ DECISIONS = {
     "answer": _("Answer"),
     "decline": _("Decline"),
     "edit": _("Edited"),
+    "reject": _("Reject"),  # a mirrored LangGraph pause (SPEC §16)
+    "respond": _("Respond"),
 }
 
 

@@ -26,7 +26,8 @@ from django.utils.translation import gettext_lazy as _
 
 
 class Thread(models.Model):
-    id = models.CharField(_("id"), primary_key=True, max_length=128)
+    id = models.CharField(_("key"), primary_key=True, max_length=160)  # its name and session (threads.keys)
+    name = models.CharField(_("id"), max_length=128, db_index=True, default="")  # as its client names it
     session_hash = models.CharField(max_length=64, db_index=True)
     agent = models.CharField(_("agent"), max_length=200)
     event_seq = models.PositiveBigIntegerField(default=0)
@@ -119,11 +120,18 @@ class Step(models.Model):
         SUPERSEDED = "superseded", _("superseded")
         OUTCOME_UNKNOWN = "outcome_unknown", _("outcome unknown")
         UNDONE = "undone", _("undone")
+        # A mirrored pause's answer handed back to the system that asked (a LangGraph graph):
+        # Stalwart decided, the graph runs the call (threads.engine.handback).
+        HANDED_BACK = "handed_back", _("handed back")
+
+    class Kind(models.TextChoices):
+        READ = "read", _("read")
+        WRITE = "write", _("write")
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="steps")
     index = models.PositiveIntegerField()
     tool = models.CharField(max_length=200, blank=True)
-    kind = models.CharField(max_length=8, default="write")
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.WRITE)
     arguments = models.JSONField(default=list)  # [{"name", "value", "origin", "field"?}]
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.PLANNED)
     generation = models.PositiveIntegerField(default=0)  # bumped when the call must be decided again
@@ -169,6 +177,18 @@ class Interrupt(models.Model):
         CANCELLED = "cancelled", _("cancelled")
         EDITED = "edited", _("edited")  # staff changed the call: it pauses again as a new proposal
 
+    class Via(models.TextChoices):
+        """Where an answer came from (the console's decisions page says so)."""
+
+        CONSOLE = "console", _("console")
+        WIDGET = "widget", _("widget")
+        HTTP = "http", _("HTTP")
+        SIGNED_CHANNEL = "signed_channel", _("webhook channel")
+        PYTHON = "python", _("Python API")
+        MCP = "mcp", _("MCP client")
+        LANGGRAPH = "langgraph", _("LangGraph")
+        AGUI = "agui", _("AG-UI client")
+
     id = models.CharField(primary_key=True, max_length=40)
     # No index of its own: interrupt_thread_open (below) begins with the thread.
     thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="interrupts", db_index=False)
@@ -183,6 +203,7 @@ class Interrupt(models.Model):
     answer = models.JSONField(null=True, blank=True)
     answered_by = models.CharField(_("answered by"), max_length=200, blank=True)
     answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
+    answered_via = models.CharField(_("answered from"), max_length=16, choices=Via.choices, blank=True)
     expires_at = models.DateTimeField(_("deadline"), null=True, blank=True)
     # Deadlines (SPEC §7.6): when listeners are told again, and when they were.
     escalate_at = models.DateTimeField(_("escalate at"), null=True, blank=True)
@@ -194,14 +215,13 @@ class Interrupt(models.Model):
         verbose_name_plural = _("pauses")
         ordering = ["created_at"]
         indexes = [
-            # A thread's open pauses, oldest first (threads.engine.pauses, approvals.answers), and
+            # A thread's open pauses, oldest first (threads.engine.pauses and .decisions), and
             # the console's search by thread: the order's columns end it, so no other index
             # (walking every open pause in created_at order) looks cheaper to SQLite's planner.
             models.Index(fields=["thread", "status", "created_at", "id"], name="interrupt_thread_open"),
-            # The console's queue (approvals/admin/pauses.py), oldest first, by status, agent,
-            # kind or tool (its search); "all" statuses by created_at alone. The order's columns
-            # end each index in the queue's own ORDER BY, so a page reads its rows off the
-            # index, never a sort.
+            # The console's queue (approvals/admin/pauses.py), oldest first, by status, agent, kind or
+            # tool (its search); "all" statuses by created_at alone. The order's columns end each
+            # index in the queue's own ORDER BY, so a page reads its rows off the index, never a sort.
             models.Index(fields=["status", "created_at", "id"], name="interrupt_queue"),
             models.Index(fields=["agent", "status", "created_at", "id"], name="interrupt_queue_agent"),
             models.Index(fields=["kind", "status", "created_at", "id"], name="interrupt_queue_kind"),
@@ -258,11 +278,21 @@ class Receipt(models.Model):
 
 
 class Event(models.Model):
-    """One entry of a thread's trace; ``type`` is one of ``threads.engine.EventType``."""
+    """One entry of a thread's trace, as SPEC §10 streams it."""
+
+    class Type(models.TextChoices):
+        TURN = "turn", _("turn")
+        STEP = "step", _("step")
+        WAITING = "waiting", _("waiting")
+        ANSWERED = "answered", _("answered")
+        REFUSED = "refused", _("refused")
+        REPLY = "reply", _("reply")
+        ROLLBACK = "rollback", _("rollback")
+        EXPIRED = "expired", _("expired")
 
     thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveBigIntegerField()
-    type = models.CharField(max_length=20)
+    type = models.CharField(max_length=20, choices=Type.choices)
     data = models.JSONField(default=dict)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -352,3 +382,19 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"Idempotency-Key {self.key} ({self.status})"
+
+
+class WrongGuess(models.Model):
+    """One wrong try at a secret (``scope``: the operator's bearer, a pairing
+    code) from one client address, counted by ``threads.limits`` so every
+    worker sees the same count."""
+
+    scope = models.CharField(max_length=16)
+    client = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["scope", "client", "created_at"], name="wrong_guess_by_client")]
+
+    def __str__(self) -> str:
+        return f"wrong {self.scope} from {self.client} at {self.created_at:%H:%M:%S}"

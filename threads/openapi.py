@@ -45,6 +45,8 @@ ERROR_CODES = {
          "`idempotency_in_progress`: the first request with this Idempotency-Key is still being answered.",
     413: "`too_large`: the body or the turn is over the limit.",
     415: "`bad_request`: the body is not application/json.",
+    429: "`too_many_tries`: too many wrong operator tokens from this address; `Retry-After` says when to "
+         "try again.",
     422: "`invalid_decision` / `invalid_answer`: a decision or answer the pause does not take; "
          "`idempotency_mismatch`: the Idempotency-Key was used with another request.",
     500: "`internal`: something failed on the server; `request_id` names it in the log.",
@@ -73,13 +75,16 @@ PAUSE: dict[str, Any] = {
         "id": {"type": "string"},
         "kind": {"type": "string", "enum": ["confirm", "outcome_unknown", "saga_stuck", "ask", "delegate"]},
         "tool": {"type": "string"},
-        "question": {"type": "string"},
+        "question": {"type": "string", "description": "The card's title, in the thread's language."},
         "arguments": {"type": "array", "items": ARGUMENT},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"},
+                   "description": "Each argument's words in the thread's language, by argument name."},
         "reasons": {"type": "array", "items": {"type": "string"}},
         "irreversible": {"type": "boolean"},
         "choices": {"type": "array", "items": {"type": "string"}},
         "token": {"type": "string"},
         "step": {"type": ["integer", "null"]},
+        "run": {"type": "string", "description": "The run that waits on it."},
         "ask": {"type": ["object", "null"]},
         "argument": NULLABLE_STRING,
     },
@@ -202,6 +207,11 @@ SIGNATURE = OpenApiParameter(
 THREAD_ID = OpenApiParameter(
     "thread_id", OpenApiTypes.STR, OpenApiParameter.PATH, pattern=r"^[A-Za-z0-9_.:-]{1,128}$",
     description="1 to 128 letters, digits, '-', '_', '.' or ':'.",
+)
+THREAD_KEY = OpenApiParameter(
+    "thread_id", OpenApiTypes.STR, OpenApiParameter.PATH, pattern=r"^[A-Za-z0-9_.:-]{1,128}(~[0-9a-f]{16})?$",
+    description="The thread's stored key, as the console shows it: its id, '~' and 16 hex digits (the id and "
+                "the session that opened it).",
 )
 
 NAMED: dict[str, dict[str, Any]] = {

@@ -1,5 +1,5 @@
 """Reads: the only way a view, consumer or admin gets a thread, and the
-shapes of SPEC §10's answers."""
+request's session and context."""
 
 from __future__ import annotations
 
@@ -11,25 +11,26 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from threads.context import HEADER as CONTEXT_HEADER
 from threads.context import ContextTokenError, context_read
-from threads.engine import Advance
-from threads.engine.views import answer_data
 from threads.errors import BadRequest, ContextInvalid, NotFound
+from threads.keys import KEY_RE, NAME_RE, thread_key
 from threads.models import Thread
 
 security = logging.getLogger("stalwart.security")
 log = logging.getLogger("stalwart")
 
-DETAIL_BODY_CONTEXT = ("This server takes context only from the signed Stalwart-Context header, "
-                       "never from the body.")
+DETAIL_BODY_CONTEXT = _("This server takes context only from the signed Stalwart-Context header, "
+                        "never from the body.")
 # Seconds of clock difference forgiven between the site that mints a token and this server.
 CONTEXT_LEEWAY = 5
 
 SESSION_HEADER = "Stalwart-Session"
 _SESSION_RE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
-THREAD_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+THREAD_ID_RE = NAME_RE  # a thread's id as its client names it
+THREAD_KEY_RE = KEY_RE  # its stored key, as staff, signed channels and webhooks name it
 
 
 def session_of(request: HttpRequest) -> tuple[str, bool]:
@@ -49,24 +50,37 @@ def session_hash(session: str) -> str:
 
 
 def thread_access(*, thread_id: str, session: str) -> Thread:
-    """The thread, if this session opened it; otherwise the same 404 as a
-    thread that does not exist (never say which)."""
-    thread = Thread.objects.filter(pk=thread_id).first()
+    """The session's thread of that name (its key combines the two, so
+    another session's thread of the same name is never found): the same 404
+    for a thread that does not exist and one that is another's."""
+    if not session:
+        raise NotFound()
+    thread = Thread.objects.filter(pk=thread_key(thread_id, session_hash(session))).first()
     if thread is None or not secrets.compare_digest(thread.session_hash, session_hash(session)):
         raise NotFound()
     return thread
 
 
-def thread_access_or_staff(*, thread_id: str, session: str, staff: bool = False) -> Thread:
-    """``thread_access``, or any thread for staff (the admin's thread page)."""
-    if staff:
-        thread = Thread.objects.filter(pk=thread_id).first()
-        if thread is None:
-            raise NotFound()
-        return thread
-    if not session:
+def thread_by_key(key: str) -> Thread:
+    """A thread by its stored key (staff, signed channels, webhooks), else 404."""
+    thread = Thread.objects.filter(pk=key).first() if KEY_RE.match(key) else None
+    if thread is None:
         raise NotFound()
-    return thread_access(thread_id=thread_id, session=session)
+    return thread
+
+
+def thread_access_or_staff(*, thread_id: str, session: str, staff: bool = False) -> Thread:
+    """The session's thread of that name (``thread_access``); failing that,
+    for staff, any thread by its stored key (the admin's thread page)."""
+    if session and NAME_RE.match(thread_id):
+        try:
+            return thread_access(thread_id=thread_id, session=session)
+        except NotFound:
+            if not staff:
+                raise
+    if staff:
+        return thread_by_key(thread_id)
+    raise NotFound()
 
 
 def context_of(request: HttpRequest, body_context: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
@@ -100,10 +114,3 @@ def context_of(request: HttpRequest, body_context: dict[str, Any] | None) -> tup
         security.warning("a %s token refused: %s", CONTEXT_HEADER, exc.reason)
         raise ContextInvalid() from exc
     return dict(signed.ctx), list(signed.priv)
-
-
-def answer_view(advance: Advance, *, not_notified: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """SPEC §10's message answer: as the engine's last transaction saw it, or read now."""
-    data = dict(advance.view) if advance.view is not None else answer_data(advance)
-    data["not_notified"] = not_notified or []
-    return data

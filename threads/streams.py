@@ -1,6 +1,6 @@
-"""A thread's events as they happen (SPEC §10): server-sent events at
-``GET /threads/{id}/stream``; ``threads.consumers`` serves the same to
-WebSocket clients.
+"""A thread's events as they happen (SPEC §10): what the SSE stream at
+``GET /threads/{id}/stream`` and the WebSocket at ``/ws/threads/{id}/`` send
+(their consumers: ``threads.consumers``).
 
 Wire format, one block per stored event::
 
@@ -22,39 +22,34 @@ more than one past the last sent means something was missed (another worker's
 publish arrived later, or a layer dropped one): the gap is read back from the
 database before going on.
 
-The view is async and the stream is an async iterator, so under daphne an
-open stream holds no thread; the ORM is reached only through
-``sync_to_async``.
+The consumers are async, so under daphne an open stream holds no thread; the
+ORM is reached only through ``db_call``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
 from django.db import connections
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils.translation import gettext_lazy as _
 
-from threads.engine.events import EventType, thread_group
+from threads.engine.events import EventType
 from threads.engine.pauses import shown_with_token
-from threads.errors import BadRequest, NotFound, StalwartError
+from threads.errors import BadRequest
 from threads.models import Event
-from threads.selectors import SESSION_HEADER, THREAD_ID_RE, session_valid, thread_access_or_staff
 
 log = logging.getLogger("stalwart.streams")
 
 HEARTBEAT = 15.0
 RETRY_MS = 3000
 REPLAY_LIMIT = 1000
-CATCH_UP = "stream.catch_up"
 CATCH_UP_EVERY = 4  # heartbeats: a quiet stream reads the database once a minute
 T = TypeVar("T")
-DETAIL_LAST_EVENT_ID = "Last-Event-ID is the number of the last event received (0 or more)."
+DETAIL_LAST_EVENT_ID = _("Last-Event-ID is the number of the last event received (0 or more).")
 
 
 def db_call(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
@@ -148,87 +143,3 @@ def stream_headers() -> list[tuple[bytes, bytes]]:
 def sse_block(event: dict[str, Any]) -> str:
     data = json.dumps(event["data"], separators=(",", ":"), ensure_ascii=False)
     return f"id: {event['id']}\nevent: {event['event']}\ndata: {data}\n\n"
-
-
-async def sse_events(thread_id: str, last: int, *, heartbeat: float = HEARTBEAT) -> AsyncIterator[str]:
-    layer = get_channel_layer()
-    feed = ThreadFeed(thread_id, last)
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    channel = group = None
-    reader: asyncio.Task[None] | None = None
-    try:
-        if layer is not None:
-            # Join the group before reading the database: an event committed
-            # in between arrives live and is dropped as a duplicate, never lost.
-            channel = await layer.new_channel()
-            group = thread_group(thread_id)
-            await layer.group_add(group, channel)
-
-            async def read() -> None:
-                while True:
-                    try:
-                        queue.put_nowait(await layer.receive(channel))
-                    except asyncio.CancelledError:
-                        raise
-                    except Exception:  # Redis away for a moment: read again, and catch up from the database
-                        log.warning("stream of thread %s: channel layer failed", thread_id, exc_info=True)
-                        queue.put_nowait({"type": CATCH_UP})
-                        await asyncio.sleep(1.0)
-
-            reader = asyncio.ensure_future(read())
-        yield f"retry: {RETRY_MS}\n\n"
-        for event in await feed.replay():
-            yield sse_block(event)
-        quiet = 0
-        while True:
-            try:
-                message = await asyncio.wait_for(queue.get(), timeout=heartbeat)
-            except TimeoutError:
-                yield ": heartbeat\n\n"
-                quiet += 1
-                if quiet % CATCH_UP_EVERY == 0:
-                    message = {"type": CATCH_UP}  # a live message lost on the way still arrives
-                else:
-                    continue
-            if message.get("type") == CATCH_UP:
-                for event in await feed.replay():
-                    yield sse_block(event)
-                continue
-            if message.get("type") != "thread.event":
-                continue
-            for event in await feed.accept(message):
-                yield sse_block(event)
-    finally:
-        if reader is not None:
-            reader.cancel()
-        if layer is not None and channel is not None and group is not None:
-            try:
-                await layer.group_discard(group, channel)
-            except Exception:  # the client is gone either way; a layer that is down must not raise here
-                log.warning("could not leave group %s", group, exc_info=True)
-
-
-def stream_session(request: HttpRequest) -> str:
-    """The session from the header, or ``?session=`` (EventSource cannot set headers)."""
-    given = request.headers.get(SESSION_HEADER) or request.GET.get("session") or ""
-    return given if session_valid(given) else ""
-
-
-async def thread_stream_view(request: HttpRequest, thread_id: str) -> HttpResponse:
-    """``GET /threads/{id}/stream``: the thread's session or staff; everyone else 404."""
-    try:
-        if request.method != "GET":
-            return JsonResponse({"error": "bad_request", "detail": "This route takes GET."}, status=405)
-        if not THREAD_ID_RE.match(thread_id):
-            raise NotFound()
-        last = parse_last_event_id(request.headers.get("Last-Event-ID") or request.GET.get("last_event_id"))
-        user = await request.auser() if hasattr(request, "auser") else None
-        staff = bool(user is not None and user.is_active and user.is_staff)
-        await db_call(thread_access_or_staff)(thread_id=thread_id, session=stream_session(request),
-                                                     staff=staff)
-    except StalwartError as err:
-        return JsonResponse(err.body(), status=err.http_status)
-    response = StreamingHttpResponse(sse_events(thread_id, last), content_type="text/event-stream; charset=utf-8")
-    for name, value in stream_headers()[1:]:
-        response[name.decode()] = value.decode()
-    return response

@@ -5,14 +5,24 @@ Tests import these keys instead of copying sentences.
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from django.utils import translation
+from django.utils.translation import gettext
+
+from catalogue import registry
+from catalogue.agentfile import AgentFileError
+from catalogue.plan import Vocabulary
+from catalogue.tools import Tool
+from catalogue.wording import argument_label, capitalised, tool_phrase, tool_title
 
 TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "unread": "Sorry, I couldn't read that. Try naming what to do and what to do it to, like \"show order 4411\".",
         "delegate": "I couldn't read that myself. May I hand it to the assistant's model?",
         "declined": "All right, I won't hand it on. I couldn't help with that one.",
-        "waiting_confirm": "{tool} waits for your approval.",
+        "waiting_confirm": "{question} It waits for your approval.",
         "waiting_outcome": "I don't know whether {tool} took effect: its reply was lost. Did it happen?",
         "waiting_ask": "{prompt}",
         "done_read": "{tool}: {result}",
@@ -25,7 +35,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "happened": "Recorded: {tool} happened.",
         "nothing": "Done.",
         "timed_out": "The question timed out, so I stopped there.",
-        "confirm_question": "Run {tool}?",
         "steps_differ": ("The team's steps made another call this time ({got}, where before it was {was}). "
                          "Steps must make the same calls in the same order every time, so I stopped here."),
         "steps_failed": "The team's steps failed ({error}), so I stopped here.",
@@ -48,7 +57,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "unread": "Desculpe, não consegui ler isso. Diga o que fazer e com o quê, como \"mostre o pedido 4411\".",
         "delegate": "Não consegui ler isso sozinho. Posso passar para o modelo do assistente?",
         "declined": "Tudo bem, não vou passar adiante. Não consegui ajudar com isso.",
-        "waiting_confirm": "{tool} espera a sua aprovação.",
+        "waiting_confirm": "{question} Espera a sua aprovação.",
         "waiting_outcome": "Não sei se {tool} teve efeito: a resposta se perdeu. Aconteceu?",
         "waiting_ask": "{prompt}",
         "done_read": "{tool}: {result}",
@@ -61,7 +70,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "happened": "Registrado: {tool} aconteceu.",
         "nothing": "Feito.",
         "timed_out": "A pergunta expirou, então parei aí.",
-        "confirm_question": "Executar {tool}?",
         "steps_differ": ("Os passos da equipe fizeram outra chamada desta vez ({got}, onde antes era {was}). "
                          "Os passos precisam fazer as mesmas chamadas na mesma ordem sempre, então parei aqui."),
         "steps_failed": "Os passos da equipe falharam ({error}), então parei aqui.",
@@ -84,8 +92,63 @@ TEXTS: dict[str, dict[str, str]] = {
 
 
 def text(language: str, key: str, **values: Any) -> str:
+    """The sentence ``key`` in ``language``, its placeholders filled; it starts with a capital
+    (a tool's words, "charge card", may open it)."""
     table = TEXTS.get(language) or TEXTS["en"]
-    return table.get(key, TEXTS["en"][key]).format(**values)
+    return capitalised(table.get(key, TEXTS["en"][key]).format(**values))
+
+
+def _vocabulary(agent: str) -> Vocabulary | None:
+    try:
+        return registry.get_agent(agent).vocabulary
+    except (AgentFileError, registry.NoAgentFile):  # the agent left the file since the run began
+        return None
+
+
+def said(run: Any, tool: str) -> str:
+    """A tool as a sentence of ``run``'s language names it: "charge card", "cobrar cartão",
+    never ``charge_card`` (its name read as words, through the agent's vocabulary)."""
+    if not tool:
+        return tool
+    vocabulary = _vocabulary(run.agent)
+    spec = None
+    try:
+        spec = registry.get_agent(run.agent).tool(tool)
+    except (AgentFileError, registry.NoAgentFile):
+        pass
+    return tool_phrase(tool, run.language, vocabulary, words=spec.words if spec is not None else "")
+
+
+def question_of(run: Any, tool: Tool) -> str:
+    """The question a confirmation of ``tool`` shows, in ``run``'s language (the declared
+    ``confirm``, else "Charge card?")."""
+    return tool_title(tool, run.language, _vocabulary(run.agent))
+
+
+def labels_of(run: Any, tool: Tool, arguments: list[dict[str, Any]]) -> dict[str, str]:
+    """Each argument's label in ``run``'s language, by name: a pause's ``labels``."""
+    vocabulary = _vocabulary(run.agent)
+    hidden = (tool.idempotency or {}).get("argument")  # filled by the engine, never shown
+    names = [str(a.get("name", "")) for a in arguments if a.get("name") != hidden]
+    return {name: argument_label(tool, name, run.language, vocabulary) for name in names}
+
+
+def refusal(run: Any, message: str, **params: str) -> str:
+    """A refusal's sentence (``catalogue.check``'s message ids) in ``run``'s language:
+    translated with gettext, filled, the tool named in words."""
+    if "tool" in params:
+        params["tool"] = said(run, params["tool"])
+    with translation.override(str(run.language or "en").lower()):
+        return capitalised(gettext(message).format(**params))
+
+
+_EXCEPTION = re.compile(r"^[A-Z][A-Za-z0-9_]*(?:Error|Exception|Exit|Interrupt)(?::\s*|$)")
+
+
+def person_error(error: str) -> str:
+    """A tool's error as a person reads it: without the exception's class
+    (``KeyError: '9999'`` -> ``'9999'``); the step keeps the whole text for staff."""
+    return _EXCEPTION.sub("", str(error or "")).strip()
 
 
 def describe_result(result: Any) -> str:
@@ -93,6 +156,7 @@ def describe_result(result: Any) -> str:
     if isinstance(result, dict):
         parts = []
         for key, value in result.items():
+            key = str(key).replace("_", " ")  # charge_id -> charge id: a person reads no raw names
             if isinstance(value, list):
                 parts.append(f"{key}: " + "; ".join(describe_result(v) for v in value) if value else f"{key}: none")
             elif isinstance(value, dict):

@@ -1,4 +1,5 @@
-"""Replay-then-live in process: heartbeats, duplicates dropped, gaps read back."""
+"""Replay-then-live in process: the stream's consumer, heartbeats,
+duplicates dropped, gaps read back, a failing channel layer caught up."""
 
 from __future__ import annotations
 
@@ -7,44 +8,97 @@ import json
 from typing import Any
 
 import pytest
-from django.db import transaction
+from channels.testing import ApplicationCommunicator
+from django.contrib.auth.models import AnonymousUser
 
-from threads.engine import EventType, event_append
+from threads.consumers import ThreadStreamConsumer
+from threads.engine.events import EventType
+from threads.engine.unit import unit
+from threads.keys import thread_key
 from threads.models import Thread
-from threads.streams import RETRY_MS, ThreadFeed, sse_block, sse_events
+from threads.selectors import session_hash
+from threads.streams import RETRY_MS, ThreadFeed, sse_block
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+SESSION = "feed-session-0123456789"
+FEED_1 = thread_key("feed-1", session_hash(SESSION))  # the session's thread "feed-1", by its key
+
 
 def make_thread(thread_id: str = "feed-1", events: int = 0) -> Thread:
-    thread = Thread.objects.create(id=thread_id, session_hash="x" * 64, agent="Shop")
+    key = thread_key(thread_id, session_hash(SESSION))
+    thread = Thread.objects.create(id=key, name=thread_id, session_hash=session_hash(SESSION), agent="Shop")
     for i in range(events):
-        with transaction.atomic():
-            event_append(thread_id, EventType.STEP, {"step": i + 1})
+        with unit(key) as u:
+            u.event(EventType.STEP, {"step": i + 1})
     return thread
+
+
+def stream_of(thread_id: str, last: int = 0) -> ApplicationCommunicator:
+    """The stream's consumer as daphne would call it, for one GET."""
+    return ApplicationCommunicator(ThreadStreamConsumer.as_asgi(), {
+        "type": "http", "method": "GET", "path": f"/threads/{thread_id}/stream", "query_string": b"",
+        "headers": [(b"host", b"testserver"), (b"stalwart-session", SESSION.encode()),
+                    (b"last-event-id", str(last).encode())],
+        "url_route": {"args": (), "kwargs": {"thread_id": thread_id}}, "user": AnonymousUser(),
+    })
+
+
+async def opened(stream: ApplicationCommunicator) -> dict[str, Any]:
+    await stream.send_input({"type": "http.request", "body": b"", "more_body": False})
+    return await stream.receive_output(timeout=5)
+
+
+async def chunk(stream: ApplicationCommunicator, timeout: float = 5) -> str:
+    message = await stream.receive_output(timeout=timeout)
+    assert message["type"] == "http.response.body" and message.get("more_body") is True
+    return bytes(message["body"]).decode()
 
 
 def live(seq: int) -> dict[str, Any]:
     return {"type": "thread.event", "seq": seq, "event": "step", "data": {"step": seq}}
 
 
-def test_a_quiet_stream_advises_a_retry_then_sends_heartbeat_comments():
+def test_a_quiet_stream_advises_a_retry_then_sends_heartbeat_comments(monkeypatch):
     make_thread()
+    monkeypatch.setattr("threads.consumers.HEARTBEAT", 0.05)
 
-    async def first_three() -> list[str]:
-        stream = sse_events("feed-1", 0, heartbeat=0.05)
-        out = [await anext(stream) for _ in range(3)]
-        await stream.aclose()
+    async def first_three() -> tuple[dict[str, Any], list[str]]:
+        stream = stream_of("feed-1")
+        start = await opened(stream)
+        out = [await chunk(stream) for _ in range(3)]
+        await stream.send_input({"type": "http.disconnect"})
+        await stream.wait(timeout=5)
+        return start, out
+
+    start, out = asyncio.run(first_three())
+    assert start["status"] == 200 and (b"content-type", b"text/event-stream; charset=utf-8") in start["headers"]
+    assert out == [f"retry: {RETRY_MS}\n\n", ": heartbeat\n\n", ": heartbeat\n\n"]
+
+
+def test_another_session_gets_the_404_of_a_thread_that_does_not_exist():
+    theirs = thread_key("feed-2", session_hash("another-session-0123456"))
+    Thread.objects.create(id=theirs, name="feed-2", session_hash=session_hash("another-session-0123456"), agent="Shop")
+
+    async def answers() -> list[tuple[int, Any]]:
+        out = []
+        for thread_id in ("feed-2", theirs, "feed-none"):
+            stream = stream_of(thread_id)
+            start = await opened(stream)
+            body = await stream.receive_output(timeout=5)
+            await stream.wait(timeout=5)  # the consumer ends with its answer, as daphne waits for it to
+            out.append((start["status"], json.loads(body["body"])))
         return out
 
-    assert asyncio.run(first_three()) == [f"retry: {RETRY_MS}\n\n", ": heartbeat\n\n", ": heartbeat\n\n"]
+    # One event loop for the three, as in a server: the channel layer's Redis connections belong to a loop.
+    assert asyncio.run(answers()) == [(404, {"error": "not_found", "detail": "There is nothing here."})] * 3
 
 
 def test_live_events_already_replayed_are_dropped_and_a_gap_is_read_back_from_the_database():
     make_thread(events=5)
 
     async def run() -> tuple[list[int], list[int], list[int], list[int]]:
-        feed = ThreadFeed("feed-1", 2)
+        feed = ThreadFeed(FEED_1, 2)
         replayed = [e["id"] for e in await feed.replay()]
         duplicate = [e["id"] for e in await feed.accept(live(5))]
         await asyncio.to_thread(lambda: [_append() for _ in range(2)])  # seq 6 and 7 stored
@@ -56,42 +110,38 @@ def test_live_events_already_replayed_are_dropped_and_a_gap_is_read_back_from_th
 
 
 def test_one_transactions_events_arrive_as_one_message_and_play_in_order():
-    from threads.engine.events import events_batched
-
     make_thread(events=1)
-    with transaction.atomic(), events_batched():
+    with unit(FEED_1) as u:
         for step in (2, 3, 4):
-            event_append("feed-1", EventType.STEP, {"step": step})
+            u.event(EventType.STEP, {"step": step})
     batch = {"type": "thread.event", "events": [
         {"seq": seq, "event": "step", "data": {"step": seq}} for seq in (2, 3, 4)]}
 
     async def run() -> tuple[list[int], list[int], list[int]]:
-        feed = ThreadFeed("feed-1", 1)
+        feed = ThreadFeed(FEED_1, 1)
         first = [e["id"] for e in await feed.accept(batch)]
         again = [e["id"] for e in await feed.accept(batch)]  # a duplicate publish: nothing twice
-        behind = ThreadFeed("feed-1", 0)  # missed seq 1: read back before the batch
+        behind = ThreadFeed(FEED_1, 0)  # missed seq 1: read back before the batch
         caught = [e["id"] for e in await behind.accept(batch)]
         return first, again, caught
 
     assert asyncio.run(run()) == ([2, 3, 4], [], [1, 2, 3, 4])
-    assert list(Thread.objects.get(pk="feed-1").events.order_by("seq").values_list("seq", "data__step")) == [
+    assert list(Thread.objects.get(pk=FEED_1).events.order_by("seq").values_list("seq", "data__step")) == [
         (1, 1), (2, 2), (3, 3), (4, 4)]
 
 
-def test_a_batch_that_raises_writes_no_event():
-    from threads.engine.events import events_batched
-
+def test_a_unit_that_raises_writes_no_event():
     make_thread(events=1)
-    with pytest.raises(RuntimeError), transaction.atomic(), events_batched():
-        event_append("feed-1", EventType.STEP, {"step": 2})
+    with pytest.raises(RuntimeError), unit(FEED_1) as u:
+        u.event(EventType.STEP, {"step": 2})
         raise RuntimeError("the change failed")
-    thread = Thread.objects.get(pk="feed-1")
+    thread = Thread.objects.get(pk=FEED_1)
     assert (thread.event_seq, thread.events.count()) == (1, 1)
 
 
 def _append() -> None:
-    with transaction.atomic():
-        event_append("feed-1", EventType.STEP, {"step": 0})
+    with unit(FEED_1) as u:
+        u.event(EventType.STEP, {"step": 0})
 
 
 def test_an_sse_block_is_id_event_and_one_line_of_json():
@@ -131,15 +181,18 @@ class FlakyLayer:
 
 def test_after_a_channel_layer_failure_the_stream_catches_up_from_the_database(monkeypatch):
     make_thread(events=1)
-    monkeypatch.setattr("threads.streams.get_channel_layer", FlakyLayer)
+    monkeypatch.setattr(FlakyLayer, "fail_now", False)
+    monkeypatch.setattr("channels.consumer.get_channel_layer", lambda alias=None: FlakyLayer())
 
     async def run() -> list[str]:
-        stream = sse_events("feed-1", 1, heartbeat=30)
-        out = [await anext(stream)]  # retry advice; the replay is empty
+        stream = stream_of("feed-1", last=1)
+        await opened(stream)
+        out = [await chunk(stream)]  # retry advice; the replay is empty
         await asyncio.to_thread(_append)  # committed while the layer was failing: never heard live
         FlakyLayer.fail_now = True
-        out.append(await asyncio.wait_for(anext(stream), timeout=5))
-        await stream.aclose()
+        out.append(await chunk(stream))
+        await stream.send_input({"type": "http.disconnect"})
+        await stream.wait(timeout=5)
         return out
 
     retry, caught_up = asyncio.run(run())

@@ -178,22 +178,25 @@ def test_staff_signed_in_to_the_admin_may_follow_any_thread(server):
             "username": name, "password": password, "csrfmiddlewaretoken": login.cookies["csrftoken"]})
         assert signed_in.status_code == 302
         cookie = f"sessionid={admin.cookies['sessionid']}"
-    reader = SSEReader(f"{server.url}/threads/{thread}/stream", headers={"Cookie": cookie})
+    key = browser.key(thread)  # staff name a thread by its key (the id alone is every session's)
+    reader = SSEReader(f"{server.url}/threads/{key}/stream", headers={"Cookie": cookie})
     assert reader.status == 200 and reader.take(1)[0]["event"] == "turn"
     reader.close()
-    forged = SSEReader(f"{server.url}/threads/{thread}/stream", headers={"Cookie": "sessionid=not-a-session"})
+    by_id = SSEReader(f"{server.url}/threads/{thread}/stream", headers={"Cookie": cookie})
+    assert by_id.status == 404
+    forged = SSEReader(f"{server.url}/threads/{key}/stream", headers={"Cookie": "sessionid=not-a-session"})
     assert forged.status == 404
-    with connect(ws_url(server, f"/ws/threads/{thread}/"), additional_headers={"Cookie": cookie},
+    with connect(ws_url(server, f"/ws/threads/{key}/"), additional_headers={"Cookie": cookie},
                  open_timeout=10) as ws:
         assert json.loads(ws.recv(timeout=10))["event"] == "turn"
     # From another site's page the admin's cookie counts for nothing.
     with pytest.raises(InvalidStatus):
-        connect(ws_url(server, f"/ws/threads/{thread}/"), additional_headers={"Cookie": cookie},
+        connect(ws_url(server, f"/ws/threads/{key}/"), additional_headers={"Cookie": cookie},
                 origin="https://evil.example", open_timeout=10)
     browser.close()
 
 
-def test_a_cross_origin_stream_is_answered_by_the_django_view_with_the_same_events(server):
+def test_a_cross_origin_stream_gets_the_same_events_from_the_same_consumer(server):
     browser, thread = started(server, "embedded")
     same_site = stream(server, browser, thread)
     embedded = stream(server, browser, thread, Origin="https://shop.example")
@@ -212,3 +215,27 @@ def test_a_host_not_allowed_is_refused_on_the_stream_as_on_every_route(server):
     refused = stream(server, browser, thread, Host="evil.example")
     assert refused.status == 400
     browser.close()
+
+
+def test_an_embedding_page_gets_its_cors_grant_on_the_stream_and_others_none(tmp_path_factory):
+    import httpx
+
+    with Server(Path(tmp_path_factory.mktemp("embedded")), env={"STALWART_EMBED_ORIGINS": "https://shop.example"}) as s:
+        browser, thread = started(s, "cors")
+        route = f"{s.url}/threads/{thread}/stream"
+        preflight = httpx.options(route, headers={"Origin": "https://shop.example",
+                                                  "Access-Control-Request-Method": "GET",
+                                                  "Access-Control-Request-Headers": "stalwart-session"})
+        assert preflight.status_code == 200
+        assert preflight.headers["access-control-allow-origin"] == "https://shop.example"
+        assert "stalwart-session" in preflight.headers["access-control-allow-headers"]
+        granted = stream(s, browser, thread, Origin="https://shop.example")
+        assert granted.status == 200 and granted.take_until("reply")[0]["event"] == "turn"
+        assert granted.headers_received.get("access-control-allow-origin") == "https://shop.example"
+        granted.close()
+        other = stream(s, browser, thread, Origin="https://evil.example")
+        assert other.status == 200 and "access-control-allow-origin" not in other.headers_received
+        other.close()
+        refused = SSEReader(route, headers={"Origin": "https://shop.example"})  # no session: the 404 carries it too
+        assert refused.status == 404 and refused.headers_received.get("access-control-allow-origin") == "https://shop.example"
+        browser.close()

@@ -150,3 +150,16 @@ def charge_then_read(run: Any, turn: Any) -> str:
     charged = run.call("plain_charge", order_id="4411", amount=40)
     order = run.call("get_order", order_id="4411")
     return f"{'charged' if charged else 'not charged'}; {order['status']}"
+
+
+def thinks_then_charges(run: Any, turn: Any) -> str:
+    """The first run of it thinks for two minutes (a worker killed meanwhile
+    holds the run's lease); every later run goes straight on."""
+    import time
+
+    marker = sends_path().parent / "thinking"
+    if not marker.exists():
+        marker.write_text("thinking", encoding="utf-8")
+        time.sleep(120)
+    charged = run.call("charge_card", order_id="4411", amount=40)
+    return f"charged {_id(charged)}"

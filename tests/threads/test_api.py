@@ -11,6 +11,9 @@ from django.test import Client
 from examples.shop import tools as shop
 from stalwart_site.errors import DETAIL_BAD_JSON
 from threads.api import DETAIL_TURN_TOO_LONG
+from threads.keys import thread_key
+from threads.models import Thread
+from threads.selectors import session_hash
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,6 +35,10 @@ class Session:
         response = self.client.get(path, **headers)
         self.session = response.headers.get("Stalwart-Session", self.session)
         return response
+
+    def key(self, thread: str) -> str:
+        """The stored key of this session's thread ``thread`` (how staff name it)."""
+        return thread_key(thread, session_hash(self.session))
 
 
 @pytest.fixture
@@ -75,11 +82,28 @@ def test_an_invalid_decision_is_422(browser):
 def test_another_session_gets_404_for_the_thread(browser):
     pause = browser.post("/threads/u-20/messages", {"text": "charge 40 to order 4411"}).json()["waiting"][0]
     stranger = Session()
+    stranger.post("/threads/other/messages", {"text": "show order 4411"})  # a session of its own
     assert stranger.get("/threads/u-20/interrupts").status_code == 404
     response = stranger.post("/threads/u-20/resume",
                              {"interrupt_id": pause["id"], "decision": "approve", "token": pause["token"]})
     assert response.status_code == 404 and response.json()["error"] == "not_found"
-    assert stranger.post("/threads/u-20/messages", {"text": "show order 4411"}).status_code == 404
+    assert stranger.get(f"/threads/{browser.key('u-20')}/interrupts").status_code == 404  # nor by its key
+    assert shop.charges() == []
+
+
+def test_the_same_thread_id_from_another_session_is_another_thread(browser):
+    """No one can squat an id or probe whether it exists: the same id from
+    another session is that session's own thread (issue 26)."""
+    mine = browser.post("/threads/u-22/messages", {"text": "charge 40 to order 4411"}).json()
+    stranger = Session()
+    theirs = stranger.post("/threads/u-22/messages", {"text": "show order 4411"})
+    assert theirs.status_code == 200 and theirs.json()["thread"] == "u-22" and theirs.json()["waiting"] == []
+    assert stranger.get("/threads/u-22/interrupts").json()["interrupts"] == []  # the charge is not theirs
+    assert [p["id"] for p in browser.get("/threads/u-22/interrupts").json()["interrupts"]] == [
+        mine["waiting"][0]["id"]]
+    assert mine["thread"] == "u-22" and browser.key("u-22") != stranger.key("u-22")
+    assert sorted(Thread.objects.filter(name="u-22").values_list("pk", flat=True)) == sorted(
+        [browser.key("u-22"), stranger.key("u-22")])
     assert shop.charges() == []
 
 
@@ -176,8 +200,8 @@ def test_rollback_route_checks_the_operator_before_the_thread(browser, settings)
     client = Client()
     none = client.post("/threads/anything/rollback", HTTP_AUTHORIZATION="Bearer x")
     assert none.status_code == 403 and none.json()["detail"] == DETAIL_NO_OPERATOR_TOKEN
-    settings.OPERATOR_TOKEN = "right-token"
+    settings.OPERATOR_TOKEN = "right-token-of-24-characters-or-more"
     wrong = client.post("/threads/anything/rollback", HTTP_AUTHORIZATION="Bearer wrong")
     assert wrong.status_code == 401 and wrong.headers["WWW-Authenticate"] == 'Bearer realm="stalwart"'
-    unknown = client.post("/threads/anything/rollback", HTTP_AUTHORIZATION="Bearer right-token")
+    unknown = client.post("/threads/anything/rollback", HTTP_AUTHORIZATION="Bearer right-token-of-24-characters-or-more")
     assert unknown.status_code == 404 and unknown.json()["error"] == "not_found"

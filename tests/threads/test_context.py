@@ -38,8 +38,9 @@ def test_a_minted_token_reads_back_with_its_claims():
     (make_token(exp=...), "no exp claim"),
     (make_token(exp="soon"), "exp is not a number"),
     (make_token(ctx=["c-208"]), "ctx is not an object"),
-    (make_token(ctx=...), "ctx is not an object"),
+    (make_token(ctx=None), "ctx is not an object"),
     (make_token(priv="refunds"), "priv is not a list of names"),
+    (make_token(priv=None), "priv is not a list of names"),
     (make_token(priv=[1]), "priv is not a list of names"),
     (make_token(sub=7), "malformed (InvalidSubjectError)"),
     ("garbage", "malformed (DecodeError)"),
@@ -53,6 +54,17 @@ def test_only_a_valid_hs256_token_with_the_right_claims_is_accepted(token, reaso
     with pytest.raises(ContextTokenError) as err:
         context_read(token, SECRET, now=NOW)
     assert err.value.reason == reason
+
+
+@pytest.mark.parametrize(("claims", "ctx", "priv"), [
+    ({"ctx": {"customer": "c-208"}, "priv": ...}, {"customer": "c-208"}, ()),
+    ({"ctx": ..., "priv": ["refunds"]}, {}, ("refunds",)),
+    ({"ctx": ..., "priv": ...}, {}, ()),
+], ids=["no-priv", "no-ctx", "exp-only"])
+def test_an_absent_ctx_or_priv_reads_as_empty(claims, ctx, priv):
+    # The twins, present with the wrong shape (priv "refunds", ctx null), are refused in the table above.
+    got = context_read(make_token(sub=..., **claims), SECRET, now=NOW)
+    assert (dict(got.ctx), got.priv) == (ctx, priv)
 
 
 def test_an_unsigned_alg_none_token_is_refused():
@@ -101,3 +113,15 @@ def test_the_cli_prints_a_token_the_server_accepts(capsys, monkeypatch):
     monkeypatch.delenv("STALWART_CONTEXT_SECRET")
     assert main(["context-token", "--ctx", "customer=c-208"]) == 2
     assert "STALWART_CONTEXT_SECRET" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("secret", "minted"), [("s" * 31, False), ("s" * 32, True)])
+def test_the_cli_mints_no_token_under_a_secret_no_server_would_take(capsys, secret, minted):
+    # A server refuses to start with a context secret under 32 bytes (issue 26),
+    # so a token minted with one would never be accepted: the CLI says so instead.
+    from stalwart_site.cli import main
+
+    assert main(["context-token", "--secret", secret, "--ctx", "customer=c-208"]) == (0 if minted else 2)
+    out = capsys.readouterr()
+    assert bool(out.out.strip()) is minted
+    assert ("under 32" in out.err) is not minted

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from approvals.errors import Stale
 from approvals.models import Delivery
 from approvals.notify import set_listeners
 from catalogue.agentfile import AgentFileError, load_agent_file
 from examples.shop import tools as shop
-from stalwart_site.sweeper import sweep_deadlines
+from stalwart_site.worker import sweep_deadlines
 from tests.threads.team_flows import agent_yaml, sends
 from threads.engine import pauses_escalate_due, pauses_expire_due
+from threads.errors import Stale
 from threads.models import Event, Interrupt, Message, Run
 from threads.texts import text
 
@@ -83,13 +83,13 @@ def test_a_confirm_past_its_deadline_closes_by_itself_and_a_late_answer_is_stale
     assert row.status == "timed_out"
     run = Run.objects.get(pk=row.run_id)
     assert run.status == "done" and run.steps.get().status == "cancelled"
-    expired = Event.objects.get(thread_id="t-late", type="expired")
+    expired = Event.objects.get(thread_id=desk.key("t-late"), type="expired")
     assert expired.data["interrupt"] == pause["id"] and expired.data["tool"] == "charge_card"
-    last = Message.objects.filter(thread_id="t-late").order_by("created_at").last()
-    assert last.text == text("en", "expired", tool="charge_card")
+    last = Message.objects.filter(thread_id=desk.key("t-late")).order_by("created_at").last()
+    assert last.text == text("en", "expired", tool="charge card")
     settle()
     assert [(t, p["type"], p["id"], p["escalation"], "token" in p) for t, p in told] == [
-        ("t-late", "expired", pause["id"], False, False)]
+        (desk.key("t-late"), "expired", pause["id"], False, False)]  # a notifier is told the key
 
     with pytest.raises(Stale) as err:
         desk.resume("t-late", pause["id"], "approve", pause["token"])
@@ -149,7 +149,7 @@ def test_a_team_run_that_times_out_closes_its_other_pauses(make_desk, told):
     assert len(waiting) == 2
     first = Interrupt.objects.get(pk=waiting[0]["id"])
     closed = pauses_expire_due(now=first.expires_at)
-    statuses = sorted(Interrupt.objects.filter(thread_id="t-team").values_list("status", flat=True))
+    statuses = sorted(Interrupt.objects.filter(thread_id=desk.key("t-team")).values_list("status", flat=True))
     assert len(closed) == 1 and statuses == ["cancelled", "timed_out"]
     assert Run.objects.get(pk=first.run_id).status == "done"
     assert sends() == []
@@ -180,7 +180,7 @@ def test_a_signed_webhook_hears_of_the_expiry(make_desk):
     class Receiver(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
             body = self.rfile.read(int(self.headers["Content-Length"]))
-            received.append((verify(self.headers.get(HEADER), body, "hook-secret"), json.loads(body)))
+            received.append((verify(self.headers.get(HEADER), body, "hook-secret-long-enough-for-a-signing-key"), json.loads(body)))
             self.send_response(204)
             self.end_headers()
 
@@ -189,7 +189,7 @@ def test_a_signed_webhook_hears_of_the_expiry(make_desk):
 
     server = HTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    set_listeners([Webhook(f"http://127.0.0.1:{server.server_port}/hook", "hook-secret")])
+    set_listeners([Webhook(f"http://127.0.0.1:{server.server_port}/hook", "hook-secret-long-enough-for-a-signing-key")])
     try:
         desk = make_desk(AGENT.format(escalate=""))
         pause = desk.say("t-hook", "charge 40 to order 4411").waiting[0]
@@ -202,6 +202,6 @@ def test_a_signed_webhook_hears_of_the_expiry(make_desk):
         server.shutdown()
     settle()
     assert [(ok, body["thread"], body["interrupt"]["id"], body["interrupt"].get("type")) for ok, body in received] == [
-        (True, "t-hook", pause["id"], None), (True, "t-hook", pause["id"], "expired")]
+        (True, desk.key("t-hook"), pause["id"], None), (True, desk.key("t-hook"), pause["id"], "expired")]
     settle()
     assert received[1][1]["interrupt"]["status"] == "timed_out" and "token" not in received[1][1]["interrupt"]

@@ -122,14 +122,14 @@ def test_a_model_that_answers_garbage_or_times_out_replies_clearly_and_loses_not
 def _handed_to_a_dead_worker(desk, thread: str, monkeypatch) -> Run:  # type: ignore[no-untyped-def]
     """What a worker SIGKILLed after the claim, while it asked the model, leaves:
     the run running under its lease, which then lapses."""
-    from approvals import answers
+    from threads.engine import services
     from threads.engine.lease import worker_id
 
     desk.say(thread, "put forty on my last purchase please")
     with monkeypatch.context() as m:
-        m.setattr(answers, "delegate_run", lambda run, advance: advance)  # the claim commits, then the worker dies
+        m.setattr(services, "delegate_run", lambda progress: progress)  # the claim commits, then the worker dies
         desk.confirm(thread, "approve")
-    run = Run.objects.get(thread_id=thread)
+    run = Run.objects.get(thread_id=desk.key(thread))
     assert (run.status, run.replay_owner) == ("running", worker_id())  # the claim took the run's lease
     Run.objects.filter(pk=run.pk).update(replay_owner="dead-host:1:x",
                                          replay_until=timezone.now() - timedelta(seconds=1))
@@ -199,4 +199,9 @@ def test_a_lapsed_replay_lease_of_a_teams_steps_is_not_taken_for_a_hand_off(shop
         desk = model_desk(tmp_path, server.url)
         run = _handed_to_a_dead_worker(desk, "d-team", monkeypatch)
         Run.objects.filter(pk=run.pk).update(plan={**run.plan, "steps": "examples.team:steps"})
-        assert sweep_once() == 0 and server.requests == []  # a team's replay keeps its own rules
+        # One lease on a run: a team's lapsed replay is taken over as a replay, never as a hand-off.
+        assert sweep_once() == 1 and server.requests == []
+    run.refresh_from_db()
+    assert (run.status, run.replay_owner) == ("done", "")
+    said = Message.objects.filter(run=run, role="assistant").order_by("created_at").values_list("text", flat=True)
+    assert "examples.team" in list(said)[-1]  # the replay found no such function, said so, and ended the run

@@ -6,10 +6,9 @@ import json
 
 import pytest
 
-from approvals.errors import InvalidDecision, Stale
 from catalogue.check import SENTENCE_WITHDRAWN
 from examples.shop import tools as shop
-from threads.errors import NotFound
+from threads.errors import InvalidDecision, NotFound, Stale
 from threads.models import Event, Interrupt, Receipt, Run, Step
 from threads.texts import TEXTS
 
@@ -31,7 +30,8 @@ def test_charge_pauses_exactly_as_spec_shows(desk):
                           "token", "step"}
     assert pause["kind"] == "confirm"
     assert pause["tool"] == "charge_card"
-    assert pause["question"] == "Run charge_card?"
+    assert pause["question"] == "Charge the card?"  # the shop's own confirm: words
+    assert pause["labels"] == {"amount": "Amount", "order_id": "Order"}  # undeclared: the names read as words
     assert pause["arguments"] == [
         {"name": "amount", "value": 40, "origin": "typed"},
         {"name": "order_id", "value": "4411", "origin": "typed"},
@@ -115,11 +115,13 @@ def test_cancel_all_leaves_out_this_and_every_later_call(desk):
 
 def test_pause_ids_are_derived_not_random(desk):
     first = desk.say("t-derived", "charge 40 to order 4411").waiting[0]
-    from threads.engine import pause_open
+    from threads.engine.pauses import pause_open
+    from threads.engine.unit import unit
 
     run = Run.objects.get()
-    again = pause_open(run=run, step=Step.objects.get(), kind="confirm", tool="charge_card",
-                       payload=Interrupt.objects.get().payload)
+    with unit(run.thread_id) as u:
+        again = pause_open(u, run=run, step=Step.objects.get(), kind="confirm", tool="charge_card",
+                           payload=Interrupt.objects.get().payload)
     assert again.id == first["id"]
     assert Interrupt.objects.count() == 1
 
@@ -127,7 +129,7 @@ def test_pause_ids_are_derived_not_random(desk):
 def test_events_are_numbered_per_thread_and_are_json(desk):
     pause = desk.say("t-events", "charge 40 to order 4411").waiting[0]
     desk.resume("t-events", pause["id"], "approve", pause["token"])
-    events = list(Event.objects.filter(thread_id="t-events").order_by("seq"))
+    events = list(Event.objects.filter(thread_id=desk.key("t-events")).order_by("seq"))
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     types = [e.type for e in events]
     assert types[0] == "turn" and "waiting" in types and "answered" in types and types[-1] == "reply"
@@ -184,7 +186,7 @@ def test_a_tool_withdrawn_after_planning_is_refused_with_rule_withdrawn(desk):
     reply = desk.resume("t-withdrawn-late", pause["id"], "approve", pause["token"])
     assert reply.waiting == []
     assert reply.refusals == [{"tool": "archive_order", "rule": "withdrawn", "step": 1,
-                               "sentence": SENTENCE_WITHDRAWN.format(tool="archive_order")}]
+                               "sentence": SENTENCE_WITHDRAWN.format(tool="Archive order")}]
     assert shop.get_order("4412")["status"] == "paid"
 
 
@@ -198,9 +200,11 @@ def test_another_session_cannot_read_or_answer_the_thread(desk):
         other.waiting("t-private")
     with pytest.raises(NotFound):
         other.resume("t-private", pause["id"], "approve", pause["token"])
-    with pytest.raises(NotFound):
-        other.say("t-private", "show order 4411")
-    assert shop.charges() == []
+    # The same id from another session is that session's own thread, which sees none of the first.
+    assert other.say("t-private", "show order 4411").waiting == [] and other.waiting("t-private") == []
+    with pytest.raises(NotFound):  # no pause of that id in the other's own thread
+        other.resume("t-private", pause["id"], "approve", pause["token"])
+    assert [p["id"] for p in desk.waiting("t-private")] == [pause["id"]] and shop.charges() == []
 
 
 def test_an_unread_turn_under_refuse_replies_that_it_could_not_read(desk, tmp_path):
@@ -234,7 +238,7 @@ def test_a_missing_argument_asks_and_the_answer_carries_the_run_on(desk):
 
 
 def test_an_answer_of_the_wrong_kind_is_invalid_and_the_question_stays_open(desk):
-    from approvals.errors import InvalidAnswer
+    from threads.errors import InvalidAnswer
 
     desk.say("t-ask-bad", "show order")
     for bad in ({"kind": "choice", "index": 0}, {"kind": "open", "text": ""}, "4411"):
@@ -322,3 +326,34 @@ def test_a_typed_answer_takes_the_schemas_type(desk, language, typed, value):
     reply = desk.answer("t-typed", text=typed)
     amount = next(a for a in reply.waiting[0]["arguments"] if a["name"] == "amount")
     assert amount == {"name": "amount", "value": value, "origin": "reply"}
+
+
+def test_a_portuguese_charge_pauses_in_portuguese_words(desk):
+    reply = desk.say("t-pt-words", "cobre 40 no pedido 4411", language="pt-BR")
+    pause = reply.waiting[0]
+    assert pause["question"] == "Cobrar no cartão?"  # the shop's own pt-BR confirm
+    assert pause["labels"] == {"amount": "Valor", "order_id": "Pedido"}  # read back through the vocabulary
+    assert reply.text == TEXTS["pt-BR"]["waiting_confirm"].format(question="Cobrar no cartão?")
+    assert "charge_card" not in reply.text
+    done = desk.confirm("t-pt-words", "approve")
+    assert done.text.startswith("Feito: cobrar cartão.") and "charge_id" not in done.text
+    assert shop.charges("4411")
+
+
+def test_a_refusal_in_a_portuguese_thread_is_portuguese(desk):
+    from catalogue.models import Withdrawal
+
+    pause = desk.say("t-pt-refused", "cobre 40 no pedido 4411", language="pt-BR").waiting[0]
+    Withdrawal.objects.create(agent="Shop", tool="charge_card", reason="test")
+    reply = desk.resume("t-pt-refused", pause["id"], "approve", pause["token"])
+    assert reply.refusals[0]["sentence"] == "Cobrar cartão foi retirada por um operador, então não vou usá-la."
+    assert reply.refusals[0]["rule"] == "withdrawn"
+
+
+def test_a_failed_tool_says_what_failed_without_its_exception_class(desk, monkeypatch):
+    monkeypatch.setenv("STALWART_SHOP_FAULTS", "charge_card=fail")
+    desk.say("t-failed-words", "charge 40 to order 4411")
+    reply = desk.confirm("t-failed-words", "approve")
+    assert reply.steps[0]["status"] == "failed"
+    assert reply.text.startswith("Charge card failed: charge_card failed (fault switch)")
+    assert "RuntimeError" not in reply.text

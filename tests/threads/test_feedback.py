@@ -76,5 +76,5 @@ def test_counts_are_per_agent_and_the_admin_lists_them(browser, admin_client):
     assert feedback_counts(agent="Shop") == {"Shop": {"up": 1, "down": 1}}
     page = admin_client.get("/admin/threads/feedback/")
     assert page.status_code == 200 and "Shop: 1 up, 1 down" in page.content.decode()
-    thread_page = admin_client.get("/admin/threads/thread/fb-6/change/")
+    thread_page = admin_client.get(f"/admin/threads/thread/{browser.key('fb-6')}/change/")
     assert thread_page.status_code == 200 and "slow" in thread_page.content.decode()

@@ -114,7 +114,7 @@ def _die_mid_call(thread: str, desk, text: str) -> Step:  # type: ignore[no-unty
     """Arrange what a SIGKILL leaves: the step running under a dead worker's lapsed lease."""
     pause = desk.say(thread, text).waiting[0]
     Interrupt.objects.filter(pk=pause["id"]).update(status="answered", decision="approve")
-    step = Step.objects.get(run__thread_id=thread, index=1)
+    step = Step.objects.get(run__thread_id=desk.key(thread), index=1)
     Run.objects.filter(pk=step.run_id).update(status="running")
     Step.objects.filter(pk=step.pk).update(status="running", lease_owner="dead-host:1:x",
                                            lease_at=timezone.now() - timedelta(minutes=5))
@@ -162,7 +162,7 @@ def test_a_run_left_running_after_its_claim_is_carried_on_once_by_the_sweep(desk
 def test_a_step_is_started_once_even_by_two_workers_carrying_the_same_run(desk):
     from catalogue import registry
     from threads.engine.execute import step_execute
-    from threads.engine.lifecycle import Advance
+    from threads.engine.progress import Progress
 
     pause = desk.say("d-twice", "archive order 4412").waiting[0]
     Interrupt.objects.filter(pk=pause["id"]).update(status="answered", decision="approve")
@@ -170,8 +170,8 @@ def test_a_step_is_started_once_even_by_two_workers_carrying_the_same_run(desk):
     run = Run.objects.get()
     agent = registry.get_agent(run.agent)
     first, second = Step.objects.get(), Step.objects.get()  # both read "approved"
-    assert step_execute(run, first, agent, Advance(run=run)) is True
-    assert step_execute(run, second, agent, Advance(run=run)) is False
+    assert step_execute(Progress(run=run), first, agent) is True
+    assert step_execute(Progress(run=run), second, agent) is False
     assert Event.objects.filter(type="step", data__status="running").count() == 1
 
 
@@ -212,17 +212,17 @@ def test_a_call_whose_step_a_sweep_took_over_meanwhile_records_nothing_on_the_st
 def test_a_long_sweep_does_not_stop_this_workers_heartbeat(db, settings, monkeypatch):  # type: ignore[no-untyped-def]
     import threading
 
-    from stalwart_site import sweeper
+    from stalwart_site import worker
     from threads import engine
-    from threads.engine import lease
 
     settings.STALWART_LEASE_SECONDS = 0.6  # a tick every 0.2 s
     held = threading.Event()
     beats: list[int] = []
     monkeypatch.setattr(engine, "sweep_once", lambda: held.wait(10) and 0)  # a sweep busy carrying a run on
-    monkeypatch.setattr(lease, "heartbeat", lambda: beats.append(1) or 0)
-    monkeypatch.setattr(sweeper, "sweep_deadlines", lambda: None)
-    sweeper.start()
+    monkeypatch.setattr(engine, "heartbeat", lambda: beats.append(1) or 0)
+    monkeypatch.setattr(worker, "sweep_deadlines", lambda: None)
+    monkeypatch.setattr(worker, "_drain", lambda: None)
+    running = worker.Worker().start()
     try:
         for _ in range(100):
             if len(beats) >= 3:
@@ -231,4 +231,19 @@ def test_a_long_sweep_does_not_stop_this_workers_heartbeat(db, settings, monkeyp
         assert len(beats) >= 3  # beating on while the sweep is held
     finally:
         held.set()
-        sweeper.stop()
+        running.stop()
+
+
+def test_a_reconciliation_that_fails_gives_the_step_back_to_the_next_sweep(desk, monkeypatch):
+    from threads.engine import reconcile
+    from threads.engine.lease import lapsed
+
+    step = _die_mid_call("d-fails", desk, "archive order 4412")
+    monkeypatch.setattr(reconcile, "step_reconcile", lambda s: 1 / 0)
+    assert reconcile.sweep_once() >= 1
+    step.refresh_from_db()
+    assert (step.status, step.lease_owner) == ("running", "")  # not held (and renewed) by this worker
+    assert [s.pk for s in lapsed()] == [step.pk]  # the next sweep, on any worker, tries again
+    monkeypatch.undo()
+    assert reconcile.sweep_once() >= 1
+    assert Interrupt.objects.filter(kind="outcome_unknown", status="open").count() == 1

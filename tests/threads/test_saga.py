@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from approvals.errors import InvalidAnswer, InvalidDecision, Stale
 from examples.shop import tools as shop
-from threads.engine import run_rollback
-from threads.errors import NotFound
+from threads.engine import thread_rollback
+from threads.errors import InvalidAnswer, InvalidDecision, NotFound, Stale
 from threads.models import Event, Interrupt, Receipt, Run, Step
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,7 +41,7 @@ def test_cancel_all_undoes_what_the_run_did_newest_first_each_undo_a_step_with_i
     receipt = Receipt.objects.get(step=undo)
     assert (receipt.verdict, receipt.transport) == ("verified_applied", "ok")
     assert receipt.idempotency_key and shop.charges("4411")[1]["idempotency_key"] == receipt.idempotency_key
-    event = Event.objects.filter(thread_id="s-cancel", type="rollback").get()
+    event = Event.objects.filter(thread_id=desk.key("s-cancel"), type="rollback").get()
     assert event.data["undone"] == reply.rollback["undone"] and event.data["finished"] is True
 
 
@@ -67,7 +66,7 @@ def test_a_failing_undo_is_retried_then_pauses_saga_stuck_which_takes_its_three_
                                   {"name": "order_id", "value": "4411", "origin": "undo"}]
     receipt = Receipt.objects.get(tool="refund_card")
     assert receipt.attempts == 3 and receipt.verdict == "verified_not_applied"
-    event = Event.objects.filter(thread_id="s-stuck", type="rollback").get()
+    event = Event.objects.filter(thread_id=desk.key("s-stuck"), type="rollback").get()
     assert event.data["stuck"] == reply.rollback["stuck"] and event.data["finished"] is False
     with pytest.raises(InvalidDecision):
         desk.resume("s-stuck", stuck["id"], "approve", stuck["token"])
@@ -97,26 +96,26 @@ def test_retry_after_the_fault_clears_undoes_and_abandon_reports_it_stuck(desk, 
     stuck = desk.resume("s-abandon", second["id"], "cancel_all", second["token"]).waiting[0]
     reply = desk.resume("s-abandon", stuck["id"], "abandon", stuck["token"])
     assert [e["tool"] for e in reply.rollback["stuck"]] == ["charge_card"] and reply.waiting == []
-    assert Run.objects.get(thread_id="s-abandon").status == "cancelled"
+    assert Run.objects.get(thread_id=desk.key("s-abandon")).status == "cancelled"
 
 
 def test_operator_rollback_undoes_once_however_often_it_is_asked(desk):
     pause = desk.say("s-op", "charge 40 to order 4411").waiting[0]
     desk.resume("s-op", pause["id"], "approve", pause["token"])
-    first = run_rollback(thread_id="s-op", by="operator")
+    first = thread_rollback(thread_id=desk.key("s-op"), by="operator")
     assert [(e["tool"], e["undo"]) for e in first["rollback"]["undone"]] == [("charge_card", "refund_card")]
-    second = run_rollback(thread_id="s-op", by="operator")
+    second = thread_rollback(thread_id=desk.key("s-op"), by="operator")
     assert second["rollback"] == {"undone": [], "not_undoable": [], "stuck": []}
     assert [c["kind"] for c in shop.charges("4411")] == ["charge", "refund"]
     assert Run.objects.get().status == "done" and Run.objects.get().rollback["undone"]
     with pytest.raises(NotFound):
-        run_rollback(thread_id="s-nothing", by="operator")
+        thread_rollback(thread_id="s-nothing", by="operator")
 
 
 def test_operator_rollback_of_a_waiting_run_closes_its_pause(desk):
     first = desk.say("s-wait", TWO).waiting[0]
     desk.resume("s-wait", first["id"], "approve", first["token"])
-    done = run_rollback(thread_id="s-wait", by="operator")
+    done = thread_rollback(thread_id=desk.key("s-wait"), by="operator")
     assert [e["step"] for e in done["rollback"]["undone"]] == [1] and done["waiting"] == []
     assert Interrupt.objects.filter(status="cancelled").count() == 1
     assert shop.get_order("5001")["status"] == "unpaid" and shop.get_order("4411")["status"] == "refunded"
@@ -135,7 +134,7 @@ def test_happened_registers_the_undo_and_a_rollback_uses_it(desk, monkeypatch):
 
 
 def test_happened_on_a_compensated_write_registers_its_undo(desk):
-    from threads.engine import happened_record
+    from threads.engine.reconcile import happened_record
 
     pause = desk.say("s-reg", "charge 40 to order 4411").waiting[0]
     step = Step.objects.get()

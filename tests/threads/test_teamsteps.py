@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from approvals.errors import Stale
 from examples.shop import tools as shop
 from tests.threads import team_flows
 from tests.threads.team_flows import agent_yaml, sends
+from threads.errors import Stale
 from threads.models import Event, Interrupt, JournalEntry, Run
 from threads.texts import text
 
@@ -45,7 +45,7 @@ def test_call_all_with_two_charges_waits_on_two_pauses_each_answered_by_its_own_
     pauses = by_tool_order(reply.waiting)
     first, second = pauses["4411"], pauses["5001"]
     assert first["id"] != second["id"] and first["step"] == 1 and second["step"] == 2
-    assert reply.text == "\n".join([text("en", "waiting_confirm", tool="charge_card")] * 2)
+    assert reply.text == "\n".join([text("en", "waiting_confirm", question="Charge card?")] * 2)
 
     # Answer the second: only the second is charged; the first waits on, the same id and token.
     after_second = desk.resume("t-two", second["id"], "approve", second["token"])
@@ -189,7 +189,7 @@ def test_an_unknown_outcome_waits_for_a_person_and_is_never_resent(team, monkeyp
     assert sends() == ["charge_card:4411"]
     monkeypatch.delenv("STALWART_SHOP_FAULTS")
     done = desk.resume("t-unknown", unknown.waiting[0]["id"], "happened", unknown.waiting[0]["token"])
-    assert done.text.splitlines() == [text("en", "happened", tool="plain_charge"), "charged; paid"]
+    assert done.text.splitlines() == [text("en", "happened", tool="plain charge"), "charged; paid"]
     assert done.data["status"] == "done"
     assert sends() == ["charge_card:4411", "get_order:4411"]
 

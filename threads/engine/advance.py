@@ -1,102 +1,79 @@
-"""Advancing a run: its steps in order, each checked, run, refused or paused."""
+"""Advancing a run: its steps in order, each checked, then run, refused or paused.
+
+``run_advance`` is one call's carrying on of a run of planned steps: one unit
+of work per stretch between two calls sent. In each, ``advance_segment``
+takes the run's next steps in order (the check decides each: refuse it, pause
+it, or claim it to run with its receipt stored) until one waits, all are
+done, or one must be sent; the claimed one is sent after the unit commits,
+and its outcome is recorded in the next unit with the decisions that follow
+it. The reply is written in the last one. A team's own steps function
+(SPEC §7.3) is carried on by ``teamsteps.flow_advance`` instead.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
-
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.check import SENTENCE_WITHDRAWN, check_call
-from threads.engine.events import events_batched
-from threads.engine.execute import Prepared, Sent, prepared_send, sent_record, step_prepare, step_refuse
-from threads.engine.lifecycle import FINISHED, Advance, Held, run_status_set
+from threads.engine.execute import Prepared, prepared_send, sent_record, step_prepare, step_refuse
+from threads.engine.lifecycle import FINISHED, run_status_set
 from threads.engine.pauses import pause_open
+from threads.engine.progress import Progress
+from threads.engine.reads import steps_read
+from threads.engine.replies import reply_write
 from threads.engine.teamsteps import flow_advance
+from threads.engine.unit import Unit, unit
 from threads.engine.values import resolve, shown
-from threads.engine.views import reply_and_view, steps_read
-from threads.models import Interrupt, Receipt, Run, Step
-from threads.texts import text
+from threads.models import Interrupt, Run, Step
+from threads.texts import labels_of, question_of, refusal, said, text
 
 
-def run_advance(run_id: str, *, advance: Advance | None = None, withdrawn: frozenset[str] | None = None,
-                run: Run | None = None, prepared: Prepared | None = None) -> Advance:
+def run_advance(progress: Progress, *, prepared: Prepared | None = None) -> Progress:
     """Take the run's steps in order until one waits or all are done.
 
-    One transaction per call sent: what a call did is recorded together with
-    the decisions that follow it (the next step refused, paused, or claimed
-    with its receipt stored), and the reply is written in the last one. Calls
-    are sent between transactions, never inside one. ``prepared`` is a step
-    the caller claimed in its own transaction (already committed): it is sent
-    first.
-    """
-    run = run or Run.objects.get(pk=run_id)
+    ``prepared``: a step the caller claimed in its own unit (committed): it
+    is sent first. Calls are sent between units, never inside one."""
+    run = progress.run
     if run.plan.get("steps"):  # a team's own steps function (SPEC §7.3), replayed from its journal
-        return flow_advance(run_id, advance=advance, withdrawn=withdrawn, run=run)
-    advance = advance or Advance(run=run)
-    advance.run = run
+        return flow_advance(progress)
     agent = registry.get_agent(run.agent)
-    if withdrawn is None:
-        withdrawn = registry.withdrawn_tools(agent)
+    withdrawn = registry.withdrawn_tools(agent)
     if prepared is None:
-        with transaction.atomic(), events_batched():
-            prepared = advance_segment(run, agent, withdrawn, advance)
+        with unit(run.thread_id, notices=progress.notices) as u:
+            steps, _ = steps_read(run, run_too=True)
+            prepared = advance_segment(u, progress, agent, withdrawn, steps)
             if prepared is None:
-                reply_and_view(advance)
-                return advance
+                reply_write(u, progress)
+                return progress
     while True:
-        advance.sent = True
         sent = prepared_send(agent, prepared)
-        with transaction.atomic(), events_batched():
-            # One read: the run (a new turn or a cancel may have come while the call
-            # ran) and its steps, kept current in memory for the next step and the answer.
-            held = sent_held(run, sent)
+        with unit(run.thread_id, notices=progress.notices) as u:
+            # The run made current (a new turn or a cancel may have come while the call
+            # ran) and its steps, the sent one as this worker holds it (under its lease).
+            mine = sent.prepared.step
+            steps = [mine if s.pk == mine.pk else s for s in steps_read(run, run_too=True)[0]]
             prepared = None
-            if sent_record(run, agent, sent, advance):
-                receipt = sent.prepared.receipt
-                if receipt is not None and receipt.verdict not in ("", Receipt.Verdict.PENDING):
-                    held.verdicts[sent.prepared.step.pk] = receipt.verdict
-                advance.held = held
-                prepared = advance_segment(run, agent, withdrawn, advance, steps=held.steps)
+            if sent_record(u, progress, agent, sent):
+                prepared = advance_segment(u, progress, agent, withdrawn, steps)
             if prepared is None:
-                reply_and_view(advance)
-                return advance
-            advance.held = None
+                reply_write(u, progress)
+                return progress
 
 
-def sent_held(run: Run, sent: Sent) -> Held:
-    """The run made current and its steps read in one statement, the sent step
-    among them as this worker holds it in memory."""
-    steps, verdicts = steps_read(run, run_too=True)
-    mine = sent.prepared.step
-    for i, step in enumerate(steps):
-        if step.pk == mine.pk:
-            steps[i] = mine
-    return Held(steps, verdicts)
-
-
-def advance_segment(run: Run, agent: AgentSpec, withdrawn: frozenset[str], advance: Advance,
-                    steps: list[Step] | None = None, first: Step | None = None,
-                    first_from: str | None = None) -> Prepared | None:
-    """Inside the caller's transaction: decide the run's next steps until one
-    waits, all are done, or one must be sent; that one is returned claimed,
-    its receipt stored (``execute.step_prepare``). ``steps`` are the run's
-    steps when the caller holds them all (a run just made); ``first`` is the
-    step the run waited on, just answered (every earlier one is finished);
-    ``first_from``: the status ``first`` still has in the database when the
-    caller changed it in memory only (an approval, saved by the claim)."""
+def advance_segment(u: Unit, progress: Progress, agent: AgentSpec, withdrawn: frozenset[str],
+                    steps: list[Step]) -> Prepared | None:
+    """Inside ``u``: decide the run's next steps until one waits, all are
+    done, or one must be sent; that one is returned claimed, its receipt
+    stored (``execute.step_prepare``). ``steps``: the run's steps as this unit
+    read (or made) them; they are kept current as the unit changes them."""
+    run = progress.run
     while True:
         if run.status in (Run.Status.CANCELLED, Run.Status.SUPERSEDED):
             return None
-        stored = None
-        if first is not None and first.status not in FINISHED:
-            step, first, stored = first, None, first_from
-        elif steps is not None:
-            step = min((s for s in steps if s.status not in FINISHED), key=lambda s: s.index, default=None)
-        else:
-            step = run.steps.exclude(status__in=FINISHED).order_by("index").first()
+        step = min((s for s in steps if s.status not in FINISHED), key=lambda s: s.index, default=None)
         if step is None:
             run_status_set(run, Run.Status.DONE)
             return None
@@ -109,14 +86,14 @@ def advance_segment(run: Run, agent: AgentSpec, withdrawn: frozenset[str], advan
         if step.status == Step.Status.APPROVED:
             if step.tool in withdrawn:
                 # Withdrawn while it waited: refused before anything else, even an approval.
-                step_refuse(run, step, "withdrawn", SENTENCE_WITHDRAWN.format(tool=step.tool), advance)
+                step_refuse(u, progress, step, "withdrawn", refusal(run, SENTENCE_WITHDRAWN, tool=step.tool))
                 continue
-            go = step_prepare(run, step, agent, advance, stored=stored)
+            outcome = step_prepare(u, progress, step, agent)
         else:
-            go = step_decide(run, step, agent, withdrawn, advance)
-        if isinstance(go, Prepared):
-            return go
-        if not go:
+            outcome = step_apply(u, progress, step, agent, step_check(run, step, agent, withdrawn))
+        if isinstance(outcome, Prepared):
+            return outcome
+        if not outcome:
             return None
 
 
@@ -136,12 +113,6 @@ class Decision:
         return self.action in ("ask", "confirm")
 
 
-def step_decide(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str],
-                advance: Advance) -> Prepared | bool:
-    """Check a planned step; claim it to run, refuse it or pause it. True to go on."""
-    return step_apply(run, step, agent, advance, step_check(run, step, agent, withdrawn))
-
-
 def step_check(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str]) -> Decision:
     """The check of a planned step, writing nothing; a step that passes it (to
     run or to confirm) has its resolved arguments, reasons and irreversibility
@@ -155,7 +126,7 @@ def step_check(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str]
     arguments, missing_from = resolve(run, step, tool)
     if missing_from is not None:
         return Decision("refuse", rule="dependency",
-                        sentence=text(lang, "dependency", tool=step.tool, step=missing_from))
+                        sentence=text(lang, "dependency", tool=said(run, step.tool), step=missing_from))
     untrusted: set[int] = set()
     if run.tainted_by:  # results of reads_outside tools exist only once the run is tainted
         untrusted = set(
@@ -166,39 +137,38 @@ def step_check(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str]
         tainted_by=run.tainted_by, untrusted_steps=untrusted,
     )
     if verdict.action == "refuse":
-        return Decision("refuse", rule=verdict.rule, sentence=verdict.sentence)
+        return Decision("refuse", rule=verdict.rule, sentence=refusal(run, verdict.message, **verdict.params))
     step.arguments = [a.to_json() for a in arguments]
     step.reasons = list(verdict.reasons)
     step.irreversible = verdict.irreversible
     if verdict.action == "confirm":
         assert tool is not None
         return Decision("confirm", payload={
-            "question": tool.confirm or text(lang, "confirm_question", tool=step.tool),
+            "question": question_of(run, tool),
             "arguments": shown(step.arguments, tool),
+            "labels": labels_of(run, tool, step.arguments),
             "reasons": list(verdict.reasons),
             "irreversible": verdict.irreversible,
         })
     return Decision("go")
 
 
-def step_apply(run: Run, step: Step, agent: AgentSpec, advance: Advance, decision: Decision,
-               stored_waiting: bool = False) -> Prepared | bool:
-    """Carry out ``decision`` on the step: a pause opened, a refusal, or the
-    step claimed to run. ``stored_waiting``: the run and step rows were
-    inserted already waiting (a new run's first pause, ``turns.run_create``)."""
-    lang = run.language
+def step_apply(u: Unit, progress: Progress, step: Step, agent: AgentSpec, decision: Decision) -> Prepared | bool:
+    """Carry out the check's ``decision`` on a planned step: a pause opened, a
+    refusal, or the step claimed to run. True to go on with the next step."""
+    run = progress.run
     if decision.action == "refuse":
-        step_refuse(run, step, decision.rule, decision.sentence, advance)
+        step_refuse(u, progress, step, decision.rule, decision.sentence)
         return True
     if decision.pauses:
         assert decision.payload is not None
         kind = Interrupt.Kind.ASK if decision.action == "ask" else Interrupt.Kind.CONFIRM
-        pause_open(run=run, step=step, kind=kind, tool=step.tool, payload=decision.payload,
-                   fresh=advance.steps is not None, advance=advance, stored_waiting=stored_waiting)
-        advance.lines.append(text(lang, "waiting_ask", prompt=decision.payload["question"]) if decision.action == "ask"
-                             else text(lang, "waiting_confirm", tool=step.tool))
+        pause_open(u, run=run, step=step, kind=kind, tool=step.tool, payload=decision.payload)
+        key = "waiting_ask" if decision.action == "ask" else "waiting_confirm"
+        progress.lines.append(text(run.language, key, prompt=decision.payload["question"],
+                                   question=decision.payload["question"]))
         return False
-    return step_prepare(run, step, agent, advance)
+    return step_prepare(u, progress, step, agent)
 
 
 def pending_ask(run: Run, step: Step, agent: AgentSpec) -> dict[str, Any] | None:

@@ -20,27 +20,25 @@ An answer after that is ``409 interrupt_stale``.
 claimed by ``UPDATE ... SET escalated_at WHERE escalated_at IS NULL``.
 
 Reading or answering a thread also closes its own overdue pauses first
-(``threads.engine.pauses.expire_questions``), so a late answer is refused
-between two sweeps too.
+(``expire_overdue``, and ``pause_expire_in`` inside an answer's unit), so a
+late answer is refused between two sweeps too.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
-from catalogue import registry
-from catalogue.agentfile import AgentFileError
-from threads.engine.events import EventType, event_append
-from threads.engine.hooks import NOTICE_ESCALATION, NOTICE_EXPIRED, pause_notify
-from threads.engine.lifecycle import FINISHED, Advance, run_pauses_close, run_status_set
+from threads.engine.lifecycle import run_status_set, steps_status_set
+from threads.engine.notify import NOTICE_ESCALATION, NOTICE_EXPIRED
+from threads.engine.pauses import overdue, pause_close, run_pauses_close, step_index
+from threads.engine.progress import Progress
 from threads.engine.replies import reply_write
-from threads.models import Interrupt, Run, Step
-from threads.texts import text
+from threads.engine.unit import Unit, unit
+from threads.models import Event, Interrupt, Run, Step
+from threads.texts import said, text
 
 log = logging.getLogger("stalwart.engine")
 
@@ -48,47 +46,41 @@ log = logging.getLogger("stalwart.engine")
 SWEEP_BATCH = 200
 
 
-def pause_times(run: Run, kind: str, now: datetime) -> tuple[datetime | None, datetime | None]:
-    """When a pause of ``kind`` opened now expires, and when it escalates."""
-    try:
-        agent = registry.get_agent(run.agent)
-        deadlines, escalate = dict(agent.deadlines), dict(agent.escalate_after)
-    except (AgentFileError, registry.NoAgentFile):  # the agent left the file since the run began
-        deadlines, escalate = {}, {}
-    seconds = deadlines.get(kind)
-    if seconds is None and kind == Interrupt.Kind.ASK:
-        seconds = float(settings.STALWART_ASK_TIMEOUT)
-    expires = now + timedelta(seconds=seconds) if seconds else None
-    after = escalate.get(kind)
-    escalate_at = now + timedelta(seconds=after) if after and (seconds is None or after < seconds) else None
-    return expires, escalate_at
-
-
 def pause_expire(pause: Interrupt, now: datetime) -> bool:
-    """Close one pause past its deadline. True for the one caller that closed it."""
-    with transaction.atomic():
-        if not Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(
-            status=Interrupt.Status.TIMED_OUT, answered_at=now
-        ):
-            return False  # answered, superseded or closed by another worker meanwhile
-        pause.status, pause.answered_at = Interrupt.Status.TIMED_OUT, now
-        run = Run.objects.get(pk=pause.run_id)
-        run.steps.exclude(status__in=FINISHED).update(status=Step.Status.CANCELLED, updated_at=now)
-        others = run_pauses_close(run, status=Interrupt.Status.CANCELLED)
-        run_status_set(run, Run.Status.DONE, only_from=[Run.Status.RUNNING, Run.Status.WAITING])
-        step = pause.step.index if pause.step_id and pause.step else None
-        event_append(run.thread_id, EventType.ANSWERED, {"interrupt": pause.id, "status": "timed_out"})
-        event_append(run.thread_id, EventType.EXPIRED, {
-            "interrupt": pause.id, "kind": pause.kind, "tool": pause.tool, "step": step, "run": run.id,
-            "deadline": pause.expires_at.isoformat() if pause.expires_at else None, "closed": others,
-        })
-        pause_notify(pause, NOTICE_EXPIRED)  # stored with the expiry, delivered after commit
+    """Close one pause past its deadline, in a unit of its own. True for the
+    one caller that closed it."""
+    with unit(pause.thread_id) as u:
+        return pause_expire_in(u, pause, now)
+
+
+def pause_expire_in(u: Unit, pause: Interrupt, now: datetime) -> bool:
+    """Inside ``u``: close ``pause`` as ``timed_out`` (its claim), end its run
+    (what had not ended cancelled, its other pauses closed), write both events
+    and the run's reply, and store the listeners' ``expired`` notice."""
+    if not pause_close(u, pause, status=Interrupt.Status.TIMED_OUT):
+        return False  # answered, superseded or closed by another worker meanwhile
+    run = Run.objects.get(pk=pause.run_id)
+    steps_status_set(run, Step.Status.CANCELLED)
+    others = run_pauses_close(u, run, status=Interrupt.Status.CANCELLED)
+    run_status_set(run, Run.Status.DONE, expect=[Run.Status.RUNNING, Run.Status.WAITING])
+    u.event(Event.Type.EXPIRED, {
+        "interrupt": pause.id, "kind": pause.kind, "tool": pause.tool, "step": step_index(pause),
+        "run": run.id, "deadline": pause.expires_at.isoformat() if pause.expires_at else None, "closed": others,
+    })
+    u.notify(pause, NOTICE_EXPIRED)
     if pause.kind == Interrupt.Kind.ASK:
         line = text(run.language, "timed_out")
     else:
-        line = text(run.language, "expired", tool=pause.tool or pause.kind)
-    reply_write(Advance(run=run, lines=[line]))
+        line = text(run.language, "expired", tool=said(run, pause.tool) or pause.kind)
+    reply_write(u, Progress(run=run, lines=[line]))
     return True
+
+
+def expire_overdue(pauses: list[Interrupt]) -> bool:
+    """Close those of ``pauses`` past their deadline, each in its own unit, the
+    way the sweep does. True when any closed."""
+    now = timezone.now()
+    return any([pause_expire(pause, now) for pause in overdue(pauses)])
 
 
 def pauses_expire_due(*, now: datetime | None = None, batch: int = SWEEP_BATCH) -> list[str]:
@@ -107,12 +99,12 @@ def pauses_escalate_due(*, now: datetime | None = None, batch: int = SWEEP_BATCH
                .order_by("escalate_at", "id")[:batch])
     escalated = []
     for pause in due:
-        with transaction.atomic():
+        with unit(pause.thread_id) as u:
             if not Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN,
                                             escalated_at__isnull=True).update(escalated_at=now):
                 continue
             pause.escalated_at = now
-            pause_notify(pause, NOTICE_ESCALATION)
+            u.notify(pause, NOTICE_ESCALATION)
         escalated.append(pause.id)
     return escalated
 

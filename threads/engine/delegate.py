@@ -19,16 +19,16 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.db import transaction
-
 from catalogue import registry
 from catalogue.llm import delegate
 from threads.engine.advance import run_advance
 from threads.engine.lease import run_lease_forget, run_lease_release
-from threads.engine.lifecycle import Advance, run_status_set
+from threads.engine.lifecycle import run_status_set
 from threads.engine.pauses import pause_open
+from threads.engine.progress import Progress
 from threads.engine.replies import reply_write
 from threads.engine.steps import steps_create
+from threads.engine.unit import unit
 from threads.models import Interrupt, Message, Run
 
 log = logging.getLogger("stalwart.engine")
@@ -36,15 +36,16 @@ log = logging.getLogger("stalwart.engine")
 HISTORY_MESSAGES = 20
 
 
-def delegate_run(run: Run, advance: Advance) -> Advance:
+def delegate_run(progress: Progress) -> Progress:
     """Ask the model, holding the run's lease, and carry the run on with what it said."""
     try:
-        return _delegate(run, advance)
+        return _delegate(progress)
     finally:
-        run_lease_forget(run)
+        run_lease_forget(progress.run)
 
 
-def _delegate(run: Run, advance: Advance) -> Advance:
+def _delegate(progress: Progress) -> Progress:
+    run = progress.run
     agent = registry.get_agent(run.agent)
     withdrawn = registry.withdrawn_tools(agent)
     tools = [t for t in agent.tools if t.name not in withdrawn]
@@ -55,38 +56,39 @@ def _delegate(run: Run, advance: Advance) -> Advance:
         history, turn = [*history, {"role": "user", "content": run.text}, *asked[:-1]], asked[-1]["content"]
     answer = delegate(config, turn=turn, history=history, tools=tools, language=run.language)
     if not answer.ok or (answer.question is None and not answer.calls):  # a sentence, and the run is done
-        with transaction.atomic():
+        with unit(run.thread_id, notices=progress.notices) as u:
             if not run_lease_release(run):
-                return _taken_over(run, advance)
+                return _taken_over(progress)
             run_status_set(run, Run.Status.DONE)
-            advance.lines.append(answer.detail if not answer.ok else answer.text or answer.detail)
-            return reply_write(advance)
+            progress.lines.append(answer.detail if not answer.ok else answer.text or answer.detail)
+            return reply_write(u, progress)
     if answer.question is not None:
         question = dict(answer.question)
-        with transaction.atomic():
+        with unit(run.thread_id, notices=progress.notices) as u:
             if not run_lease_release(run):
-                return _taken_over(run, advance)
+                return _taken_over(progress)
             asked_before = run.interrupts.filter(kind=Interrupt.Kind.ASK).count()
-            pause_open(run=run, step=None, kind=Interrupt.Kind.ASK, tool="", generation=asked_before, payload={
+            pause_open(u, run=run, step=None, kind=Interrupt.Kind.ASK, tool="", generation=asked_before, payload={
                 "question": question.get("prompt", ""), "ask": question, "argument": None, "tools": [],
                 "delegate": True, "arguments": [], "reasons": ["ask"], "irreversible": False,
             })
-            advance.lines.append(str(question.get("prompt", "")))
-            return reply_write(advance)
-    with transaction.atomic():
+            progress.lines.append(str(question.get("prompt", "")))
+            return reply_write(u, progress)
+    with unit(run.thread_id, notices=progress.notices):
         if not run_lease_release(run):
-            return _taken_over(run, advance)
+            return _taken_over(progress)
         steps_create(run, list(answer.calls), agent.tool_map)
     if answer.detail:
-        advance.lines.append(answer.detail)
-    return run_advance(run.id, advance=advance)
+        progress.lines.append(answer.detail)
+    return run_advance(progress)
 
 
-def _taken_over(run: Run, advance: Advance) -> Advance:
+def _taken_over(progress: Progress) -> Progress:
     """A sweep took the run over while the model was asked (this worker's
     heartbeat lapsed): the sweep asks again and replies; this answer says nothing."""
-    log.warning("run %s was taken over while its model was asked; what the model said is left out", run.id)
-    return advance
+    log.warning("run %s was taken over while its model was asked; what the model said is left out",
+                progress.run.id)
+    return progress
 
 
 def _asked(run: Run) -> list[dict[str, str]]:

@@ -1,92 +1,39 @@
 """The thread's trace: events numbered per thread, published after commit.
 
-An event is written in the same transaction as the state it describes and
-published to the channel layer with ``transaction.on_commit``, so a stream
-never shows a step that rolled back. Event ids are the thread's own sequence
-(an UPDATE ... + n on the thread row takes its lock), gap-free and ordered
-even across workers. The engine batches a transaction's events
-(``events_batched``): one UPDATE and one INSERT (one statement on PostgreSQL)
-and one channel-layer message for all of them.
+An event is written in the same transaction as the state it describes (the
+engine's unit of work keeps a transaction's events and hands them here as it
+closes: ``unit.unit``) and published to the channel layer with
+``transaction.on_commit``, so a stream never shows a step that rolled back.
+Event ids are the thread's own sequence (an UPDATE ... + n on the thread row,
+whose lock the unit already holds), gap-free and ordered even across workers:
+one UPDATE and one INSERT (one statement on PostgreSQL) and one channel-layer
+message for a transaction's events.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import connection, models, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from threads.engine.rows import statement
 from threads.models import Event, Thread
 
 log = logging.getLogger("stalwart.engine")
-_local = threading.local()
+
+EventType = Event.Type  # what SPEC §10 streams
 
 
-class EventType(models.TextChoices):
-    """What SPEC §10 streams."""
-
-    TURN = "turn"
-    STEP = "step"
-    WAITING = "waiting"
-    ANSWERED = "answered"
-    REFUSED = "refused"
-    REPLY = "reply"
-    ROLLBACK = "rollback"
-    EXPIRED = "expired"
-
-
-def event_append(thread_id: str, type_: EventType, data: dict[str, Any]) -> Event:
-    """Append to the thread's trace; call inside the transaction that made the change.
-
-    Inside ``events_batched`` the event waits in the batch and is written with
-    the others when the batch closes (still inside the transaction); outside
-    one it is written at once.
-    """
-    event = Event(thread_id=thread_id, type=EventType(type_).value, data=data)
-    batch = getattr(_local, "batch", None)
-    if batch is not None:
-        batch.append(event)
-    else:
-        _write(thread_id, [event])
-    return event
-
-
-@contextmanager
-def events_batched() -> Iterator[None]:
-    """Events appended in the block are written together as it closes: one
-    UPDATE of the thread's sequence and one INSERT for all of them, published
-    in one message after commit. Use inside the block's transaction
-    (``with transaction.atomic(), events_batched():``); a block that raises
-    writes nothing, as its transaction writes nothing. Nested blocks join the
-    outer one."""
-    if getattr(_local, "batch", None) is not None:
-        yield
-        return
-    batch: list[Event] = []
-    _local.batch = batch
-    try:
-        yield
-        _local.batch = None
-        by_thread: dict[str, list[Event]] = {}
-        for event in batch:
-            by_thread.setdefault(event.thread_id, []).append(event)
-        for thread_id, events in by_thread.items():
-            _write(thread_id, events)
-    finally:
-        _local.batch = None
-
-
-def _write(thread_id: str, events: list[Event]) -> None:
+def events_write(thread_id: str, events: list[Event]) -> None:
     """Number ``events`` after the thread's last (the UPDATE takes the thread
     row's lock, so numbers are gap-free and ordered across workers), store
     them, and publish them once the transaction commits. On PostgreSQL the
@@ -146,8 +93,30 @@ def _numbered_insert(thread_id: str, events: list[Event]) -> None:
 
 
 def thread_group(thread_id: str) -> str:
-    """The channel-layer group of a thread's live listeners."""
-    return "thread." + "".join(c if c.isalnum() or c in "-_." else "_" for c in thread_id)[:90]
+    """The channel-layer group of a thread's live listeners: a digest of its
+    key, since a group name takes only some characters and fewer than a key
+    may have (two keys cut or mapped to one name would hear each other)."""
+    return "thread." + hashlib.sha256(thread_id.encode()).hexdigest()[:40]
+
+
+# The console's staff stream (approvals.streams): every pause opened or closed, across threads.
+STAFF_GROUP = "staff.pauses"
+PAUSE_CHANGE = "pauses.change"
+
+
+def pause_change(event_id: int | None, type_: str, data: Any, thread_id: str) -> dict[str, Any] | None:
+    """A stored event as the staff stream tells it: a pause opened (``waiting``) or closed
+    (``answered``: answered, superseded, timed out, cancelled, edited), else None. ``id``
+    is the event's row id, one sequence across threads (the stream's ``Last-Event-ID``)."""
+    if not isinstance(data, dict):
+        return None
+    if type_ == Event.Type.WAITING and isinstance(data.get("id"), str):
+        return {"id": event_id, "change": "opened", "pause": data["id"], "thread": thread_id,
+                "kind": data.get("kind"), "tool": data.get("tool")}
+    if type_ == Event.Type.ANSWERED and isinstance(data.get("interrupt"), str):
+        return {"id": event_id, "change": "closed", "pause": data["interrupt"], "thread": thread_id,
+                "status": data.get("status"), "by": data.get("by")}
+    return None
 
 
 def _publish(thread_id: str, events: list[Event]) -> None:
@@ -163,13 +132,18 @@ def _publish(thread_id: str, events: list[Event]) -> None:
             return
         group = thread_group(thread_id)
         message = {"type": "thread.event", "events": [{"seq": e.seq, "event": e.type, "data": e.data} for e in events]}
-        if isinstance(getattr(layer, "groups", None), dict):  # in-memory: its listeners are in this process
-            if layer.groups.get(group):
-                async_to_sync(layer.group_send)(group, message)
-        elif type(layer).__module__.startswith("channels_redis"):
-            _publisher.send(layer, group, message)
-        else:
-            async_to_sync(layer.group_send)(group, message)
+        changes = [c for e in events if (c := pause_change(e.pk, e.type, e.data, thread_id)) is not None]
+        sends = [(group, message)]
+        if changes:  # staff's queues hear of pauses opened and closed, whatever the thread
+            sends.append((STAFF_GROUP, {"type": PAUSE_CHANGE, "changes": changes}))
+        for to, said in sends:
+            if isinstance(getattr(layer, "groups", None), dict):  # in-memory: its listeners are in this process
+                if layer.groups.get(to):
+                    async_to_sync(layer.group_send)(to, said)
+            elif type(layer).__module__.startswith("channels_redis"):
+                _publisher.send(layer, to, said)
+            else:
+                async_to_sync(layer.group_send)(to, said)
     except Exception:  # the run has committed: a channel layer that is down must not undo the answer
         log.warning("could not publish events %s-%s of thread %s", events[0].seq, events[-1].seq, thread_id,
                     exc_info=True)
@@ -187,10 +161,17 @@ class _Publisher:
 
     def send(self, layer: Any, group: str, message: dict[str, Any]) -> None:
         with self._lock:
-            if self._loop is None or self._pid != os.getpid():  # first use, or a forked child
-                self._start()
+            self._ensure()
             assert self._loop is not None and self._queue is not None
             self._loop.call_soon_threadsafe(self._queue.put_nowait, (layer, group, message))
+
+    def ensure(self) -> None:
+        with self._lock:
+            self._ensure()
+
+    def _ensure(self) -> None:
+        if self._loop is None or self._pid != os.getpid():  # first use, or a forked child
+            self._start()
 
     def _start(self) -> None:
         loop = asyncio.new_event_loop()
@@ -217,3 +198,8 @@ class _Publisher:
 
 
 _publisher = _Publisher()
+
+
+def publisher_start() -> None:
+    """Start this process's publisher now (its worker does; else it starts on first use)."""
+    _publisher.ensure()

@@ -1,8 +1,10 @@
 """Running one step's call, and what its outcome means (SPEC §9).
 
-A write's receipt is stored, and its step marked ``running`` under this
-worker's lease, *before* the call is sent; the outcome is recorded in a second
-transaction after, and only while the worker still holds the lease (a sweep
+A write's receipt is stored, and its step claimed ``running`` under this
+worker's lease, *before* the call is sent (``step_prepare``, in the caller's
+unit of work, committed before anything goes out); the call is sent outside
+any transaction (``prepared_send``); its outcome is recorded in a second unit
+(``sent_record``), and only while the worker still holds the lease (a sweep
 may have taken a lapsed one). An ambiguous failure of a tool with idempotency
 is sent again with the same key; a tool with a ``verify`` probe is then
 checked by it; the evidence gives the verdict (``threads.verdicts``), and the
@@ -16,7 +18,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -26,14 +27,15 @@ from catalogue.bindings import Outcome, invoke
 from catalogue.check import SENTENCE_UNKNOWN
 from catalogue.tools import Tool
 from threads import verdicts as V
-from threads.engine.events import EventType, event_append, events_batched
 from threads.engine.inserts import insert_new
-from threads.engine.lease import lease_release, lease_take
-from threads.engine.lifecycle import Advance, run_status_set, step_status_set, steps_cancel
+from threads.engine.lease import lease_release
+from threads.engine.lifecycle import run_status_set, step_claim, step_status_set, steps_status_set
 from threads.engine.pauses import pause_open
+from threads.engine.progress import Progress
+from threads.engine.unit import Unit, unit
 from threads.engine.values import coerce, compensation_resolve, jsonable, resolve, shown
-from threads.models import Interrupt, Receipt, Run, Step
-from threads.texts import describe_result, text
+from threads.models import Event, Interrupt, Receipt, Run, Step
+from threads.texts import describe_result, labels_of, person_error, refusal, said, text
 from threads.tokens import request_hash
 
 log = logging.getLogger("stalwart.engine")
@@ -66,69 +68,61 @@ class Sent:
     evidence: str
 
 
-def step_execute(run: Run, step: Step, agent: AgentSpec, advance: Advance) -> bool:
+def step_execute(progress: Progress, step: Step, agent: AgentSpec) -> bool:
     """Run one step's call in three parts: claim it and store its receipt
-    (one transaction), send it (none), record its outcome (another). True to
-    go on with the next step."""
-    with transaction.atomic(), events_batched():
-        prepared = step_prepare(run, step, agent, advance)
+    (one unit), send it (no transaction), record its outcome (another unit).
+    True to go on with the next step."""
+    run = progress.run
+    with unit(run.thread_id, notices=progress.notices) as u:
+        prepared = step_prepare(u, progress, step, agent)
     if not isinstance(prepared, Prepared):
         return prepared
     sent = prepared_send(agent, prepared)
-    with transaction.atomic(), events_batched():
-        return sent_record(run, agent, sent, advance)
+    with unit(run.thread_id, notices=progress.notices) as u:
+        return sent_record(u, progress, agent, sent)
 
 
-def step_prepare(run: Run, step: Step, agent: AgentSpec, advance: Advance, stored: str | None = None) -> Prepared | bool:
-    """Inside the caller's transaction: claim ``step`` (of two workers carrying
-    the same run on, one wins) and store a write's receipt, both made durable
-    by that transaction's commit, before anything is sent. The claimed step,
-    or True to go on (the step was refused) / False to stop. ``stored``: the
-    status the step has in the database when its own (an approval made in
-    this transaction) is in memory only."""
+def step_prepare(u: Unit, progress: Progress, step: Step, agent: AgentSpec) -> Prepared | bool:
+    """Inside the caller's unit: claim ``step`` (of two workers carrying the
+    same run on, one wins) and store a write's receipt, both made durable by
+    the unit's commit, before anything is sent. The claimed step, or True to
+    go on (the step was refused) / False to stop."""
+    run = progress.run
     tool = agent.tool(step.tool)
     if tool is None:  # gone from the agent file since it was planned
-        step_refuse(run, step, "unknown_tool", SENTENCE_UNKNOWN.format(tool=step.tool), advance)
+        step_refuse(u, progress, step, "unknown_tool", refusal(progress.run, SENTENCE_UNKNOWN, tool=step.tool))
         return True
     values = call_values(run, step, tool)
-    lease_take(step)
-    # The step's own claim, with what the check filled in on it, in one conditional UPDATE.
-    if not Step.objects.filter(pk=step.pk, status=stored or step.status, generation=step.generation).update(
-            status=Step.Status.RUNNING, arguments=step.arguments, reasons=step.reasons,
-            irreversible=step.irreversible, lease_owner=step.lease_owner, lease_at=step.lease_at,
-            updated_at=timezone.now()):
+    if not step_claim(step):
         log.warning("step %s of run %s was started elsewhere; not sent again", step.index, run.id)
-        advance.held = None  # the step is not as held in memory: the answer reads it back
         return False
-    step.status = Step.Status.RUNNING
     receipt = None
     key = None
     if tool.is_write:
         # The step is ours (its row locked until commit): no other worker stores this receipt now.
         receipt, mismatch = receipt_before_send(run, step, tool, values, agent)
         if mismatch:
-            return unsafe_retry_stop(run, step, receipt, advance)
+            return unsafe_retry_stop(u, progress, step, receipt)
         key = receipt.idempotency_key or None
         if key and tool.idempotency and tool.idempotency.get("argument"):
             values[str(tool.idempotency["argument"])] = key
-    event_append(run.thread_id, EventType.STEP, step_data(step, agent))
+    u.event(Event.Type.STEP, step_data(step, agent))
     return Prepared(step=step, tool=tool, values=values, receipt=receipt, key=key)
 
 
 def prepared_send(agent: AgentSpec, prepared: Prepared) -> Sent:
-    """Send the call and, for a write with a ``verify`` probe, ask it: outside any transaction."""
+    """Send the call, outside any transaction, and ask a write's probe about it."""
     outcome, attempts = send(prepared.tool, prepared.values, prepared.key)
+    return probed(agent, prepared, outcome, attempts)
+
+
+def probed(agent: AgentSpec, prepared: Prepared, outcome: Outcome, attempts: int) -> Sent:
+    """The outcome of a sent (or presumed lost) call with, for a write with a
+    ``verify`` probe, what the probe says: outside any transaction."""
     matches, evidence = None, outcome.transport
     if prepared.receipt is not None and prepared.tool.verify and (outcome.ok or outcome.ambiguous):
         matches, evidence = probe(agent, prepared.tool, prepared.values, jsonable(outcome.result))
     return Sent(prepared, outcome, attempts, matches, evidence)
-
-
-def sent_record(run: Run, agent: AgentSpec, sent: Sent, advance: Advance) -> bool:
-    """Inside the caller's transaction: what the sent call did. True to go on."""
-    p = sent.prepared
-    return effect_record(run, p.step, p.tool, agent, p.values, p.receipt, sent.outcome, sent.attempts, advance,
-                         probed=(sent.matches, sent.evidence))
 
 
 def call_values(run: Run, step: Step, tool: Tool) -> dict[str, Any]:
@@ -163,70 +157,59 @@ def probe(agent: AgentSpec, tool: Tool, values: dict[str, Any], result: Any) -> 
     return n, f"{reader.name} found {n} matching"
 
 
-def effect_record(run: Run, step: Step, tool: Tool, agent: AgentSpec, values: dict[str, Any],
-                  receipt: Receipt | None, outcome: Outcome, attempts: int, advance: Advance,
-                  probed: tuple[int | None, str] | None = None) -> bool:
-    """Record what a call did, by its verdict. True to go on with the next step.
-
-    ``probed`` is the ``verify`` probe's answer when the caller asked it
-    already (outside its transaction); else it is asked here, before the
-    record's transaction."""
-    lang = run.language
-    if probed is not None:
-        matches, evidence = probed
-    else:
-        matches, evidence = None, outcome.transport
-        if receipt is not None and tool.verify and (outcome.ok or outcome.ambiguous):
-            matches, evidence = probe(agent, tool, values, jsonable(outcome.result))
-    verdict = V.verdict(transport=outcome.transport, matches=matches) if receipt is not None else None
-    with transaction.atomic(savepoint=False):
-        if receipt is not None:
-            Receipt.objects.filter(pk=receipt.pk).update(
-                attempts=F("attempts") + attempts, transport=outcome.transport, verdict=verdict or "",
-                evidence=evidence[:200])
-            receipt.transport, receipt.verdict, receipt.evidence = outcome.transport, verdict or "", evidence[:200]
-        # The plain outcomes give the lease up with the step's own save (``_finished``);
-        # the others first make sure this worker still holds it.
-        plain = verdict == V.VERIFIED_APPLIED or (verdict in (None, V.VERIFIED_NOT_APPLIED) and not outcome.ambiguous)
-        if not plain and not lease_release(step):
-            _taken_over(run, step)
+def sent_record(u: Unit, progress: Progress, agent: AgentSpec, sent: Sent) -> bool:
+    """Inside the caller's unit: what the sent call did, by its verdict. True
+    to go on with the next step."""
+    run, step, tool = progress.run, sent.prepared.step, sent.prepared.tool
+    values, receipt, outcome = sent.prepared.values, sent.prepared.receipt, sent.outcome
+    lang, evidence = run.language, sent.evidence
+    verdict = V.verdict(transport=outcome.transport, matches=sent.matches) if receipt is not None else None
+    if receipt is not None:
+        Receipt.objects.filter(pk=receipt.pk).update(
+            attempts=F("attempts") + sent.attempts, transport=outcome.transport, verdict=verdict or "",
+            evidence=evidence[:200], updated_at=timezone.now())
+        receipt.transport, receipt.verdict, receipt.evidence = outcome.transport, verdict or "", evidence[:200]
+    # The plain outcomes give the lease up with the step's own save (``_finished``);
+    # the others first make sure this worker still holds it.
+    plain = verdict == V.VERIFIED_APPLIED or (verdict in (None, V.VERIFIED_NOT_APPLIED) and not outcome.ambiguous)
+    if not plain and not lease_release(step):
+        _taken_over(run, step)
+        return False
+    if verdict is None:  # a read
+        if outcome.ambiguous:
+            outcome_unknown(u, progress, step, tool, outcome.error)
             return False
-        if verdict is None:  # a read
-            if outcome.ambiguous:
-                outcome_unknown(run, step, tool, advance, outcome.error)
-                return False
-            return _finished(run, step, tool, agent, outcome, values, advance, release=True)
-        if verdict in (V.VERIFIED_APPLIED, V.DUPLICATE_EFFECT):
-            lead = None
-            if not outcome.ok:
-                outcome = Outcome("ok", result={"reconciled": evidence})
-                lead = text(lang, "reconciled", tool=tool.name, evidence=evidence)
-            go_on = _finished(run, step, tool, agent, outcome, values, advance, quiet=verdict != V.VERIFIED_APPLIED,
-                              release=plain, lead=lead)
-            if verdict == V.DUPLICATE_EFFECT:
-                _unhealthy(run, verdict)
-                steps_cancel(run, from_index=step.index + 1)
-                run_status_set(run, Run.Status.DONE)
-                advance.lines.append(text(lang, "duplicate_effect", tool=tool.name, evidence=evidence))
-                return False
-            return go_on
-        if verdict == V.FALSE_SUCCESS:
+        return _finished(u, progress, step, tool, agent, outcome, values, release=True)
+    if verdict in (V.VERIFIED_APPLIED, V.DUPLICATE_EFFECT):
+        lead = None
+        if not outcome.ok:
+            outcome = Outcome("ok", result={"reconciled": evidence})
+            lead = text(lang, "reconciled", tool=said(run, tool.name), evidence=evidence)
+        go_on = _finished(u, progress, step, tool, agent, outcome, values, quiet=verdict != V.VERIFIED_APPLIED,
+                          release=plain, lead=lead)
+        if verdict == V.DUPLICATE_EFFECT:
             _unhealthy(run, verdict)
-            advance.lines.append(text(lang, "false_success", tool=tool.name, evidence=evidence))
-            return _finished(run, step, tool, agent, Outcome("error", error=f"false success: {evidence}"), values,
-                             advance, quiet=True)
-        if verdict == V.VERIFIED_NOT_APPLIED and outcome.ambiguous:
-            # The probe says it did not happen: a retry is a person's decision (a new confirm).
-            step.error = evidence
-            step.generation += 1
-            step.save(update_fields=["generation", "error", "updated_at"])
-            step_status_set(step, Step.Status.PLANNED)
-            advance.lines.append(text(lang, "not_applied_retry", tool=tool.name, evidence=evidence))
-            return True
-        if verdict == V.INDETERMINATE:
-            outcome_unknown(run, step, tool, advance, outcome.error)
+            steps_status_set(run, Step.Status.CANCELLED, from_index=step.index + 1)
+            run_status_set(run, Run.Status.DONE)
+            progress.lines.append(text(lang, "duplicate_effect", tool=said(run, tool.name), evidence=evidence))
             return False
-        return _finished(run, step, tool, agent, outcome, values, advance, release=True)  # refused or failed
+        return go_on
+    if verdict == V.FALSE_SUCCESS:
+        _unhealthy(run, verdict)
+        progress.lines.append(text(lang, "false_success", tool=said(run, tool.name), evidence=evidence))
+        return _finished(u, progress, step, tool, agent, Outcome("error", error=f"false success: {evidence}"),
+                         values, quiet=True)
+    if verdict == V.VERIFIED_NOT_APPLIED and outcome.ambiguous:
+        # The probe says it did not happen: a retry is a person's decision (a new confirm).
+        step.error = evidence
+        step.generation += 1
+        step_status_set(step, Step.Status.PLANNED)
+        progress.lines.append(text(lang, "not_applied_retry", tool=said(run, tool.name), evidence=evidence))
+        return True
+    if verdict == V.INDETERMINATE:
+        outcome_unknown(u, progress, step, tool, outcome.error)
+        return False
+    return _finished(u, progress, step, tool, agent, outcome, values, release=True)  # refused or failed
 
 
 def _taken_over(run: Run, step: Step) -> None:
@@ -235,12 +218,13 @@ def _taken_over(run: Run, step: Step) -> None:
                 step.index, run.id)
 
 
-def _finished(run: Run, step: Step, tool: Tool, agent: AgentSpec, outcome: Outcome, values: dict[str, Any],
-              advance: Advance, quiet: bool = False, release: bool = False, lead: str | None = None) -> bool:
+def _finished(u: Unit, progress: Progress, step: Step, tool: Tool, agent: AgentSpec, outcome: Outcome,
+              values: dict[str, Any], quiet: bool = False, release: bool = False, lead: str | None = None) -> bool:
     """The step succeeded or failed, as ``outcome`` says. ``release``: the save
     also gives up this worker's lease, and happens only while it holds it
     (False, nothing recorded, when a sweep took the step over). ``lead``: a
     line said before the step's own."""
+    run = progress.run
     if outcome.ok:
         step.result = jsonable(outcome.result)
         step.compensation = compensation_resolve(tool, values, step.result) if tool.is_write else None
@@ -251,22 +235,23 @@ def _finished(run: Run, step: Step, tool: Tool, agent: AgentSpec, outcome: Outco
         return False
     if outcome.ok and tool.reads_outside and tool.name not in run.tainted_by:
         run.tainted_by = [*run.tainted_by, tool.name]
-        run.save(update_fields=["tainted_by", "updated_at"])
+        Run.objects.filter(pk=run.pk).update(tainted_by=run.tainted_by, updated_at=timezone.now())
     if lead:
-        advance.lines.append(lead)
-    event_append(run.thread_id, EventType.STEP, step_data(step, agent))
+        progress.lines.append(lead)
+    u.event(Event.Type.STEP, step_data(step, agent))
     if quiet:
         return True
     if outcome.ok:
         key_ = "done_write" if tool.is_write else "done_read"
-        advance.lines.append(text(run.language, key_, tool=tool.name, result=describe_result(step.result)))
+        progress.lines.append(text(run.language, key_, tool=said(run, tool.name), result=describe_result(step.result)))
     else:
-        advance.lines.append(text(run.language, "failed", tool=tool.name, error=outcome.error))
+        progress.lines.append(text(run.language, "failed", tool=said(run, tool.name),
+                                   error=person_error(outcome.error)))
     return True
 
 
 def _unhealthy(run: Run, verdict: str) -> None:
-    Run.objects.filter(pk=run.pk, health="").update(health=verdict)
+    Run.objects.filter(pk=run.pk, health="").update(health=verdict, updated_at=timezone.now())
     run.health = run.health or verdict
 
 
@@ -287,41 +272,40 @@ def receipt_before_send(run: Run, step: Step, tool: Tool, values: dict[str, Any]
     return receipt, mismatch
 
 
-def unsafe_retry_stop(run: Run, step: Step, receipt: Receipt, advance: Advance) -> bool:
+def unsafe_retry_stop(u: Unit, progress: Progress, step: Step, receipt: Receipt) -> bool:
     """The same operation with another request or key: stop, send nothing (SPEC §9)."""
-    with transaction.atomic(savepoint=False):
-        Receipt.objects.filter(pk=receipt.pk).update(verdict=V.UNSAFE_RETRY,
-                                                     evidence="stored with another request hash or key")
-        step.error = "unsafe_retry: the operation was stored with another request"
-        step_status_set(step, Step.Status.FAILED)
-        event_append(run.thread_id, EventType.STEP, {"step": step.index, "tool": step.tool, "status": step.status,
-                                                     "error": step.error})
-        _unhealthy(run, V.UNSAFE_RETRY)
-        steps_cancel(run, from_index=step.index + 1)
-        run_status_set(run, Run.Status.DONE)
-    advance.held = None  # later steps were cancelled in the database only: the answer reads them back
-    advance.lines.append(text(run.language, "unsafe_retry", tool=step.tool))
+    run = progress.run
+    Receipt.objects.filter(pk=receipt.pk).update(verdict=V.UNSAFE_RETRY,
+                                                 evidence="stored with another request hash or key")
+    step.error = "unsafe_retry: the operation was stored with another request"
+    step_status_set(step, Step.Status.FAILED)
+    u.event(Event.Type.STEP, {"step": step.index, "tool": step.tool, "status": step.status, "error": step.error})
+    _unhealthy(run, V.UNSAFE_RETRY)
+    steps_status_set(run, Step.Status.CANCELLED, from_index=step.index + 1)
+    run_status_set(run, Run.Status.DONE)
+    progress.lines.append(text(run.language, "unsafe_retry", tool=said(run, step.tool)))
     return False
 
 
-def outcome_unknown(run: Run, step: Step, tool: Tool | None, advance: Advance, error: str) -> None:
+def outcome_unknown(u: Unit, progress: Progress, step: Step, tool: Tool | None, error: str) -> None:
     """A write that may or may not have taken effect waits for a person."""
+    run = progress.run
     step.error = error
-    pause_open(run=run, step=step, kind=Interrupt.Kind.OUTCOME_UNKNOWN, tool=step.tool, advance=advance, payload={
-        "question": text(run.language, "waiting_outcome", tool=step.tool),
+    pause_open(u, run=run, step=step, kind=Interrupt.Kind.OUTCOME_UNKNOWN, tool=step.tool, payload={
+        "question": text(run.language, "waiting_outcome", tool=said(run, step.tool)),
         "arguments": shown(step.arguments, tool) if tool else step.arguments,
+        "labels": labels_of(run, tool, step.arguments) if tool else {},
         "reasons": ["outcome_unknown"],
         "irreversible": bool(tool and tool.irreversible),
     })
-    advance.lines.append(text(run.language, "waiting_outcome", tool=step.tool))
+    progress.lines.append(text(run.language, "waiting_outcome", tool=said(run, step.tool)))
 
 
-def step_refuse(run: Run, step: Step, rule: str, sentence: str, advance: Advance) -> None:
-    with transaction.atomic(savepoint=False):
-        step_status_set(step, Step.Status.REFUSED, rule=rule, sentence=sentence)
-        event_append(run.thread_id, EventType.REFUSED,
-                     {"step": step.index, "tool": step.tool, "rule": step.rule, "sentence": step.sentence})
-    advance.lines.append(sentence)
+def step_refuse(u: Unit, progress: Progress, step: Step, rule: str, sentence: str) -> None:
+    step.rule, step.sentence = rule, sentence
+    step_status_set(step, Step.Status.REFUSED)
+    u.event(Event.Type.REFUSED, {"step": step.index, "tool": step.tool, "rule": step.rule, "sentence": step.sentence})
+    progress.lines.append(sentence)
 
 
 def step_data(step: Step, agent: AgentSpec | None = None) -> dict[str, Any]:

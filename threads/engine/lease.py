@@ -11,12 +11,13 @@ the call records its outcome only while it still holds the lease
 ``lifecycle.step_status_set``); one that lost it to a sweep records nothing
 on the step.
 
-A run carried on outside any step (a model hand-off: the model is asked
-after the claim commits) holds a lease on the run the same way
-(``run_lease_take`` in the claim's transaction; ``replay_owner`` and
-``replay_until``, which a team's steps also use): renewed by the heartbeat,
-taken over by a sweep once it lapsed, and given up (``run_lease_release``)
-in the transaction that records what the model said.
+A run carried on outside any step holds **one lease on the run** the same
+way (``replay_owner``, ``replay_until``): a model hand-off (taken with the
+answer's claim, ``run_lease_take``, and given up in the transaction that
+records what the model said) and a team's steps replay (taken by a
+conditional UPDATE, ``run_lease_try``: one replay at a time, on any worker).
+The heartbeat renews it; once it lapsed, a sweep takes it over
+(``run_lease_claim``) and carries the run on itself.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import threading
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from threads.models import Run, Step
@@ -82,6 +83,21 @@ def run_lease_take(run: Run) -> None:
         _runs_held.add(run.pk)
 
 
+def run_lease_try(run: Run) -> bool:
+    """Take the run's lease if nobody holds it (or its holder stopped
+    beating): one conditional UPDATE, True for the one caller that took it."""
+    now = timezone.now()
+    free = Q(replay_owner="") | Q(replay_until__lt=now)
+    until = now + timedelta(seconds=lease_seconds())
+    won = Run.objects.filter(free, pk=run.pk).update(replay_owner=worker_id(), replay_until=until,
+                                                      replay_again=False) == 1
+    if won:
+        run.replay_owner, run.replay_until, run.replay_again = worker_id(), until, False
+        with _runs_lock:
+            _runs_held.add(run.pk)
+    return won
+
+
 def run_lease_claim(run: Run) -> bool:
     """A sweep takes over a run whose holder stopped beating: one conditional
     UPDATE (the old owner and time must still be there); True for the one that wins."""
@@ -95,11 +111,18 @@ def run_lease_claim(run: Run) -> bool:
     return won
 
 
-def run_lease_release(run: Run) -> bool:
-    """Inside the transaction that records what the run did meanwhile: True
-    while this worker still holds the run's lease, which it gives up."""
-    run_lease_forget(run)
-    return Run.objects.filter(pk=run.pk, replay_owner=worker_id()).update(replay_owner="", replay_until=None) == 1
+def run_lease_release(run: Run, *, unless_asked_again: bool = False) -> bool:
+    """True while this worker still holds the run's lease, which it gives up
+    (inside the transaction that records what the run did meanwhile).
+    ``unless_asked_again``: kept (False) when an answer came in meanwhile and
+    asked for another replay (``replay_again``), so the holder goes round once more."""
+    rows = Run.objects.filter(pk=run.pk, replay_owner=worker_id())
+    if unless_asked_again:
+        rows = rows.filter(replay_again=False)
+    released = rows.update(replay_owner="", replay_until=None) == 1
+    if released or not unless_asked_again:
+        run_lease_forget(run)
+    return released
 
 
 def run_lease_forget(run: Run) -> None:
@@ -110,7 +133,8 @@ def run_lease_forget(run: Run) -> None:
 
 def runs_lapsed() -> QuerySet[Run]:
     """Runs carried on outside a step whose holder stopped beating."""
-    return Run.objects.filter(status=Run.Status.RUNNING, replay_until__lt=timezone.now()).exclude(replay_owner="")
+    return (Run.objects.filter(status__in=[Run.Status.RUNNING, Run.Status.WAITING], replay_until__lt=timezone.now())
+            .exclude(replay_owner=""))
 
 
 def lapsed() -> QuerySet[Step]:
@@ -139,3 +163,10 @@ def lease_release(step: Step) -> bool:
     this worker still holds the step's lease."""
     return Step.objects.filter(pk=step.pk, status=Step.Status.RUNNING, lease_owner=worker_id()).update(
         lease_owner="", lease_at=None) == 1
+
+
+def lease_lapse(step: Step) -> None:
+    """Give a step this worker took over back to the sweep, lapsed (a reconciliation
+    that failed): no heartbeat renews it, and the next sweep of any worker tries again."""
+    Step.objects.filter(pk=step.pk, status=Step.Status.RUNNING, lease_owner=worker_id()).update(
+        lease_owner="", lease_at=timezone.now() - timedelta(seconds=2 * lease_seconds()))

@@ -2,163 +2,173 @@
 
 A run's life::
 
-    running --> waiting (a pause is open) --> running ... --> done
-       |            |--> superseded (a new turn)   \\--> cancelled (cancel_all)
-       \\--> done | cancelled                         done (a question timed out)
+    running <--> waiting (a pause is open)
+       |            |--> superseded (a new turn closed its pauses)
+       |            \\--> done (a deadline passed) | cancelled (cancel_all)
+       \\--> done | cancelled | superseded (a saga that ends as the run would have)
+    done | cancelled | superseded | waiting --an operator's rollback--> running (its saga undoes) --> ...
 
-``run_status_set`` allows only these transitions, as one conditional UPDATE
-(``... WHERE status IN (<the states it may come from>)``), and stamps
-``updated_at``. A transition the lifecycle has not got raises
-``LifecycleError``: a bug in the engine, never a person's mistake.
+A step's life::
+
+    planned --check--> refused | waiting (a pause opened) | running (claimed under a lease)
+    waiting --approve--> approved --claim--> running
+            --skip--> skipped;  --happened--> succeeded
+            --did_not_happen, an answered question, an edit--> planned (checked again)
+            --a mirrored pause answered--> handed_back (the graph that asked runs it)
+    running --> succeeded | failed | waiting (outcome unknown) | planned (a probe: it did not happen)
+    planned | waiting | approved --> cancelled | superseded
+    succeeded (a write) --its undo succeeded--> undone
+    an undo (its own step): planned | failed | cancelled --claim--> running --> succeeded | failed
+                            failed --saga_stuck--> waiting --> failed (retry) | skipped (by hand) | cancelled (abandon)
+
+``RUN_SOURCES`` and ``STEP_SOURCES`` say, for each status, the statuses it
+may be reached from. ``run_status_set``, ``step_status_set``,
+``steps_status_set`` and ``step_claim`` are the only writers of those
+statuses (``tests/test_architecture.py`` fails on any other), each one
+conditional ``UPDATE`` that allows only the table's moves and stamps
+``updated_at``. A move the table has not got raises ``LifecycleError``: a
+bug in the engine, never a person's mistake. Pauses have the same in
+``threads.engine.pauses`` (``pause_open``, ``pause_close``).
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 
-from threads.engine.events import EventType, event_append
 from threads.engine.lease import lease_take, worker_id
-from threads.models import Interrupt, Message, Run, Step
+from threads.models import Run, Step
 
-S = Run.Status
-# For each status, the statuses a run may reach it from. Setting the status a
-# run already has is allowed where it is harmless (a run found done again).
+R = Run.Status
 RUN_SOURCES: dict[str, frozenset[str]] = {
-    S.RUNNING: frozenset({S.RUNNING, S.WAITING}),
-    S.WAITING: frozenset({S.RUNNING, S.WAITING}),
-    S.DONE: frozenset({S.RUNNING, S.WAITING, S.DONE}),
-    S.CANCELLED: frozenset({S.RUNNING, S.WAITING}),
-    S.SUPERSEDED: frozenset({S.RUNNING, S.WAITING}),
+    R.RUNNING: frozenset({R.RUNNING, R.WAITING, R.DONE, R.CANCELLED, R.SUPERSEDED}),  # the last three: a rollback
+    R.WAITING: frozenset({R.RUNNING, R.WAITING}),
+    R.DONE: frozenset({R.RUNNING, R.WAITING, R.DONE}),  # a run found done again is left so
+    R.CANCELLED: frozenset({R.RUNNING, R.WAITING}),
+    R.SUPERSEDED: frozenset({R.RUNNING, R.WAITING}),
+}
+
+S = Step.Status
+STEP_SOURCES: dict[str, frozenset[str]] = {
+    S.PLANNED: frozenset({S.WAITING, S.RUNNING}),
+    S.WAITING: frozenset({S.PLANNED, S.RUNNING, S.FAILED}),
+    S.APPROVED: frozenset({S.WAITING}),
+    S.RUNNING: frozenset({S.PLANNED, S.APPROVED, S.FAILED, S.CANCELLED}),  # failed, cancelled: an undo tried again
+    S.SUCCEEDED: frozenset({S.RUNNING, S.WAITING}),
+    S.FAILED: frozenset({S.RUNNING, S.WAITING}),
+    S.REFUSED: frozenset({S.PLANNED, S.APPROVED}),
+    S.SKIPPED: frozenset({S.WAITING}),
+    S.CANCELLED: frozenset({S.PLANNED, S.WAITING, S.APPROVED}),
+    S.SUPERSEDED: frozenset({S.PLANNED, S.WAITING}),
+    S.UNDONE: frozenset({S.SUCCEEDED}),
+    S.HANDED_BACK: frozenset({S.WAITING}),  # a mirrored pause answered (threads.engine.handback)
 }
 
 # Steps that need nothing more: the engine never takes them again.
 FINISHED: frozenset[str] = frozenset({
-    Step.Status.SUCCEEDED, Step.Status.FAILED, Step.Status.REFUSED, Step.Status.SKIPPED,
-    Step.Status.CANCELLED, Step.Status.SUPERSEDED, Step.Status.OUTCOME_UNKNOWN, Step.Status.UNDONE,
+    S.SUCCEEDED, S.FAILED, S.REFUSED, S.SKIPPED, S.CANCELLED, S.SUPERSEDED, S.OUTCOME_UNKNOWN, S.UNDONE,
+    S.HANDED_BACK,
 })
-# Steps that a cancel leaves as they are: what they did is already said.
-ENDED: frozenset[str] = frozenset({
-    Step.Status.SUCCEEDED, Step.Status.FAILED, Step.Status.REFUSED, Step.Status.SKIPPED, Step.Status.UNDONE,
-})
+
+# What a step's save writes besides its status: everything the engine fills in on it.
+_STEP_FIELDS = ("tool", "kind", "arguments", "generation", "reasons", "irreversible", "rule", "sentence",
+                "result", "error", "compensation")
 
 
 class LifecycleError(RuntimeError):
     pass
 
 
-def new_id(prefix: str) -> str:
-    return f"{prefix}-{secrets.token_hex(12)}"
+def _names(statuses: Iterable[str]) -> str:
+    return ", ".join(sorted(str(s) for s in statuses))
 
 
-@dataclass
-class Held:
-    """The run's steps (and the verdicts of their receipts, by step id) read once in a transaction."""
-
-    steps: list[Step]
-    verdicts: dict[int, str]
+def _in_transaction(what: str) -> None:
+    if not connection.in_atomic_block:
+        raise LifecycleError(f"{what} changes a status: call it inside the engine's unit of work "
+                             "(with unit(thread_id) as u: ...)")
 
 
-@dataclass
-class Advance:
-    """What one call into the engine did, for the reply."""
+def run_status_set(run: Run | str, status: str, *, expect: str | Iterable[str] | None = None) -> bool:
+    """Move a run to ``status``, inside the transaction that makes the change.
 
-    run: Run
-    lines: list[str] = field(default_factory=list)
-    reply: Message | None = None
-    # What the engine holds in memory when it knows it whole: the run's steps
-    # (a run made in this call, nothing sent) and the thread's open pauses
-    # (a new turn closed the others). None: read them back.
-    steps: list[Step] | None = None
-    waiting: list[Interrupt] | None = None
-    sent: bool = False  # a call was sent in this call into the engine
-    # The run's steps as the transaction after a sent call read them, kept
-    # current in it, with their receipts' verdicts; None: read them back.
-    held: Held | None = None
-    view_wanted: bool = False  # a person waits for the answer: read it in the last transaction
-    view: dict[str, Any] | None = None
-
-
-def run_status_set(run: Run | str, status: str, *, only_from: Iterable[str] | None = None) -> bool:
-    """Move a run to ``status``; call inside the transaction that makes the change.
-
-    With ``only_from``, the move happens only from those statuses and a run
-    in any other is left alone (False). Without it, the run must be in a
-    status the lifecycle allows ``status`` from, else ``LifecycleError``.
-    """
+    Without ``expect`` the run must be in a status the table allows
+    ``status`` from, else ``LifecycleError``. With ``expect`` (statuses the
+    table allows), the move is a claim: it happens only from those, and a run
+    in any other is left as it is (False), as when two rollbacks race."""
+    _in_transaction("run_status_set")
     run_id = run if isinstance(run, str) else run.pk
-    sources = frozenset(only_from) if only_from is not None else RUN_SOURCES[status]
+    sources = RUN_SOURCES[status]
+    if expect is not None:
+        expected = frozenset({expect} if isinstance(expect, str) else expect)
+        if not expected <= sources:
+            raise LifecycleError(f"a run cannot go from {_names(expected - sources)} to '{status}'")
+        sources = expected
     changed = Run.objects.filter(pk=run_id, status__in=sources).update(status=status, updated_at=timezone.now())
-    if not changed and only_from is None:
+    if not changed and expect is None:
         current = Run.objects.filter(pk=run_id).values_list("status", flat=True).first()
-        raise LifecycleError(f"run {run_id} cannot go from {current!r} to {status!r}: "
-                             f"the lifecycle allows it only from {sorted(sources)}")
+        raise LifecycleError(f"run {run_id} cannot go from '{current}' to '{status}': "
+                             f"the lifecycle allows it only from {_names(sources)}")
     if changed and isinstance(run, Run):
         run.status = status
     return bool(changed)
 
 
-def step_status_set(step: Step, status: str, *, rule: str = "", sentence: str = "", release: bool = False) -> bool:
-    """Save a step's new status with what the engine filled in on it.
+def _step_values(step: Step) -> dict[str, Any]:
+    return {f: getattr(step, f) for f in _STEP_FIELDS} | {"updated_at": timezone.now()}
 
-    ``release``: the worker's last word on a step it ran (SPEC §9). Saved only
-    while this worker still holds the step's lease, which the same conditional
+
+def _step_sources(step: Step, status: str) -> None:
+    if step.status not in STEP_SOURCES[status]:
+        raise LifecycleError(f"step {step.index} of run {step.run_id} cannot go from '{step.status}' to "
+                             f"'{status}': the lifecycle allows it only from {_names(STEP_SOURCES[status])}")
+
+
+def step_status_set(step: Step, status: str, *, release: bool = False) -> bool:
+    """Save a step's new status with what the engine filled in on it (its
+    arguments, result, error, ...), from the status it has in memory.
+
+    ``release``: the worker's last word on a step it ran (SPEC §9), saved
+    only while this worker still holds the step's lease, which the same
     UPDATE gives up; False when a sweep took the step over (nothing saved)."""
-    was = step.status
+    _in_transaction("step_status_set")
+    _step_sources(step, status)
+    rows = Step.objects.filter(pk=step.pk, status=step.status)
+    values = _step_values(step) | {"status": status}
+    if release:
+        rows = rows.filter(lease_owner=worker_id())
+        values |= {"lease_owner": "", "lease_at": None}
+    if not rows.update(**values):
+        if release:
+            return False
+        raise LifecycleError(f"step {step.index} of run {step.run_id} is no longer '{step.status}'")
     step.status = status
-    fields = ["status", "arguments", "reasons", "irreversible", "updated_at"]
-    if status == Step.Status.RUNNING:  # a running call holds a lease (SPEC §9)
-        lease_take(step)
-        fields += ["lease_owner", "lease_at"]
-    if rule:
-        step.rule, step.sentence = rule, sentence
-        fields += ["rule", "sentence"]
-    if step.result is not None:
-        fields.append("result")
-    if step.error:
-        fields.append("error")
-    if step.compensation is not None:
-        fields.append("compensation")
-    if not release:
-        step.save(update_fields=fields)
-        return True
-    values = {f: getattr(step, f) for f in fields} | {"lease_owner": "", "lease_at": None,
-                                                       "updated_at": timezone.now()}
-    if not Step.objects.filter(pk=step.pk, status=Step.Status.RUNNING, lease_owner=worker_id()).update(**values):
-        step.status = was
-        return False
-    step.lease_owner, step.lease_at = "", None
+    if release:
+        step.lease_owner, step.lease_at = "", None
     return True
 
 
-def steps_cancel(run: Run, *, from_index: int) -> None:
-    """``cancel_all``: this step and every later one are left out."""
-    run.steps.filter(index__gte=from_index).exclude(status__in=ENDED).update(
-        status=Step.Status.CANCELLED, updated_at=timezone.now()
-    )
+def step_claim(step: Step) -> bool:
+    """Claim a step to run it: one conditional UPDATE from the status and
+    generation it was read with, taking this worker's lease, with what the
+    check filled in on it. Of two workers carrying the same run on, one wins."""
+    _in_transaction("step_claim")
+    _step_sources(step, Step.Status.RUNNING)
+    lease_take(step)
+    won = Step.objects.filter(pk=step.pk, status=step.status, generation=step.generation).update(
+        **_step_values(step), status=Step.Status.RUNNING, lease_owner=step.lease_owner, lease_at=step.lease_at)
+    if won:
+        step.status = Step.Status.RUNNING
+    return bool(won)
 
 
-def steps_supersede(run_id: str) -> None:
-    """A new turn set the run aside: what had not started never will."""
-    Step.objects.filter(run_id=run_id, status__in=[Step.Status.WAITING, Step.Status.PLANNED]).update(
-        status=Step.Status.SUPERSEDED, updated_at=timezone.now()
-    )
-
-
-def run_pauses_close(run: Run, *, status: str) -> list[str]:
-    """Close every pause of ``run`` still open (a run that ends waits on nothing),
-    their steps cancelled; call inside the transaction that ends the run."""
-    closed = []
-    now = timezone.now()
-    for pause in run.interrupts.filter(status=Interrupt.Status.OPEN):
-        if Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(status=status, answered_at=now):
-            closed.append(pause.id)
-            if pause.step_id:
-                Step.objects.filter(pk=pause.step_id, status=Step.Status.WAITING).update(
-                    status=Step.Status.CANCELLED, updated_at=now)
-            event_append(run.thread_id, EventType.ANSWERED, {"interrupt": pause.id, "status": status})
-    return closed
+def steps_status_set(run: Run | str, status: str, *, from_index: int = 0) -> int:
+    """Move every step of ``run`` from ``from_index`` on that the table lets
+    reach ``status`` (what has ended, or is running, is left as it is)."""
+    _in_transaction("steps_status_set")
+    run_id = run if isinstance(run, str) else run.pk
+    return Step.objects.filter(run_id=run_id, index__gte=from_index, status__in=STEP_SOURCES[status]).update(
+        status=status, updated_at=timezone.now())

@@ -1,73 +1,119 @@
-"""Opening pauses and showing them (SPEC §7, §10).
+"""Pauses: the one place one opens, the one place one closes, and how one is shown (SPEC §7, §10).
 
-``pause_open`` is the one place a pause opens: the row, the step and the run
-set waiting, the ``waiting`` event, and the listeners told (they store their
-deliveries, sent after commit), in the caller's transaction. A pause's id is derived (``threads.tokens``): the
-same call paused for the same reason at the same point has the same id. Its
-token is never stored: it is recomputed from the pause under ``SECRET_KEY``.
-Answering is the other side's (``approvals.answers``).
+A pause's life::
+
+    open --an answer's claim--> answered | edited (the call changed: a new proposal)
+         --a new turn--> superseded;  --its deadline--> timed_out;  --its run ended--> cancelled
+
+``pause_open`` stores the row, sets its step and run waiting, appends the
+``waiting`` event and hands the pause to the notifier, in the caller's unit
+of work. A pause's id is derived (``threads.tokens``): the same call paused
+for the same reason at the same point has the same id, so opening it again
+finds the row already there. Its token is never stored: it is recomputed
+from the pause under ``SECRET_KEY``.
+
+``pause_close`` is the only conditional UPDATE of a pause's status (``...
+WHERE id = ? AND status = 'open'``; the one caller whose UPDATE counts 1
+closed it, on one worker or several) and writes the one ``answered`` event
+shape: ``{"interrupt", "status", "decision", "by"}`` and what the closing
+adds (an edit's changed ``arguments``).
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
+from catalogue import registry
+from catalogue.agentfile import AgentFileError
 from catalogue.questions import is_timed_out
-from threads.engine.deadlines import pause_expire, pause_times
-from threads.engine.events import EventType, event_append
-from threads.engine.hooks import pause_opened
 from threads.engine.inserts import insert_new
-from threads.engine.lifecycle import Advance, run_status_set, step_status_set
+from threads.engine.lifecycle import run_status_set, step_status_set
+from threads.engine.notify import NOTICE_WAITING
 from threads.engine.rows import Columns, read, statement
-from threads.models import PAUSE_ANSWERS, Interrupt, Run, Step, Thread
+from threads.engine.unit import Unit
+from threads.models import PAUSE_ANSWERS, Event, Interrupt, Run, Step
 from threads.tokens import pause_id, pause_token
 
 
-def pause_open(
-    *, run: Run, step: Step | None, kind: str, tool: str, payload: dict[str, Any], generation: int = 0,
-    fresh: bool = False, advance: Advance | None = None, stored_waiting: bool = False,
-) -> Interrupt:
-    """Open a pause and set its step and run waiting. ``fresh``: the run was
-    made in this transaction, so no pause of it can exist yet. The pause joins
-    ``advance.waiting`` when the caller keeps that list. ``stored_waiting``:
-    the step and run rows were inserted waiting in this transaction."""
-    with transaction.atomic(savepoint=False):
-        index = step.index if step else None
-        generation = step.generation if step else generation
-        # A question's identity is also what it asks (which argument, or which tools):
-        # two questions on one step are two pauses.
-        asked = [payload.get("argument"), payload.get("tools")] if kind == Interrupt.Kind.ASK else []
-        pid = pause_id(run_id=run.id, step=index, kind=kind, generation=generation,
-                       arguments=[payload.get("arguments"), *asked])
-        expires, escalate_at = pause_times(run, kind, timezone.now())
-        defaults = {"thread_id": run.thread_id, "run": run, "step": step, "agent": run.agent, "kind": kind,
-                    "tool": tool, "payload": {**payload, "choices": list(PAUSE_ANSWERS[kind])},
-                    "expires_at": expires, "escalate_at": escalate_at}
-        if fresh:
-            pause, created = Interrupt.objects.create(id=pid, **defaults), True
-        else:
-            pause = Interrupt(id=pid, **defaults)
-            created = insert_new(pause)
-            if not created:  # the same call paused for the same reason before: that pause, as it is
-                pause = Interrupt.objects.get(pk=pid)
-        if advance is not None and advance.waiting is not None and pause.status == Interrupt.Status.OPEN:
-            advance.waiting.append(pause)
-        if created:
-            # The event keeps what was asked, never the token (SPEC §7.2: tokens are not stored).
-            shown = {**{k: v for k, v in present(pause).items() if k != "token"}, "run": run.id}
-            event_append(run.thread_id, EventType.WAITING, shown)
-            # In this transaction: the outbox keeps the notice exactly when the pause commits.
-            pause_opened(pause)
-        if stored_waiting:
-            return pause
-        if step is not None:
-            step_status_set(step, Step.Status.WAITING)
-        run_status_set(run, Run.Status.WAITING)
+def pause_open(u: Unit, *, run: Run, step: Step | None, kind: str, tool: str, payload: dict[str, Any],
+               generation: int = 0, choices: list[str] | None = None) -> Interrupt:
+    """Open a pause and set its step and run waiting, inside ``u``. ``choices``:
+    the answers it takes where they are not its kind's (a mirrored pause offers
+    what the system that asked allows, ``threads.engine.handback``)."""
+    index = step.index if step else None
+    generation = step.generation if step else generation
+    # A question's identity is also what it asks (which argument, or which tools):
+    # two questions on one step are two pauses.
+    asked = [payload.get("argument"), payload.get("tools")] if kind == Interrupt.Kind.ASK else []
+    pid = pause_id(run_id=run.id, step=index, kind=kind, generation=generation,
+                   arguments=[payload.get("arguments"), *asked])
+    expires, escalate_at = pause_times(run, kind, timezone.now())
+    pause = Interrupt(id=pid, thread_id=run.thread_id, run=run, step=step, agent=run.agent, kind=kind, tool=tool,
+                      payload={**payload, "choices": list(choices or PAUSE_ANSWERS[kind])},
+                      expires_at=expires, escalate_at=escalate_at)
+    if insert_new(pause):
+        # The event keeps what was asked, never the token (SPEC §7.2: tokens are not stored).
+        shown = {k: v for k, v in present(pause).items() if k != "token"}
+        u.event(Event.Type.WAITING, shown)
+        u.notify(pause, NOTICE_WAITING)  # its outbox rows commit with the pause
+    else:  # the same call paused for the same reason before: that pause, as it is
+        pause = Interrupt.objects.get(pk=pid)
+    if step is not None and step.status != Step.Status.WAITING:
+        step_status_set(step, Step.Status.WAITING)
+    run_status_set(run, Run.Status.WAITING)
     return pause
+
+
+def pause_times(run: Run, kind: str, now: datetime) -> tuple[datetime | None, datetime | None]:
+    """When a pause of ``kind`` opened now expires, and when it escalates (SPEC §7.6)."""
+    handback = (run.plan or {}).get("handback")
+    if isinstance(handback, dict):  # a mirrored pause (threads.engine.handback): the deadlines its bridge gave
+        deadlines, escalate = dict(handback.get("deadlines") or {}), dict(handback.get("escalate_after") or {})
+    else:
+        try:
+            agent = registry.get_agent(run.agent)
+            deadlines, escalate = dict(agent.deadlines), dict(agent.escalate_after)
+        except (AgentFileError, registry.NoAgentFile):  # the agent left the file since the run began
+            deadlines, escalate = {}, {}
+    seconds = deadlines.get(kind)
+    if seconds is None and kind == Interrupt.Kind.ASK:
+        seconds = float(settings.STALWART_ASK_TIMEOUT)
+    expires = now + timedelta(seconds=seconds) if seconds else None
+    after = escalate.get(kind)
+    escalate_at = now + timedelta(seconds=after) if after and (seconds is None or after < seconds) else None
+    return expires, escalate_at
+
+
+def pause_close(u: Unit, pause: Interrupt, *, status: str, decision: str = "", answer: Any = None, by: str = "",
+                via: str = "", **shown: Any) -> bool:
+    """Close an open pause as ``status``: one conditional UPDATE, True for the
+    one caller that closed it; its ``answered`` event in ``u``."""
+    now = timezone.now()
+    closed = Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(
+        status=status, decision=decision, answer=answer, answered_by=by[:200], answered_via=via, answered_at=now)
+    if not closed:
+        return False
+    pause.status, pause.decision, pause.answer = status, decision, answer
+    pause.answered_by, pause.answered_via, pause.answered_at = by[:200], via, now
+    u.event(Event.Type.ANSWERED, {"interrupt": pause.id, "status": status, "decision": decision or None,
+                                  "by": by or None, **shown})
+    return True
+
+
+def run_pauses_close(u: Unit, run: Run, *, status: str, by: str = "") -> list[str]:
+    """Close every pause of ``run`` still open, their steps cancelled (a run
+    that ends waits on nothing); inside the unit that ends the run."""
+    closed = []
+    for pause in run.interrupts.filter(status=Interrupt.Status.OPEN).select_related("step"):
+        if pause_close(u, pause, status=status, by=by):
+            closed.append(pause.id)
+            if pause.step is not None and pause.step.status == Step.Status.WAITING:
+                step_status_set(pause.step, Step.Status.CANCELLED)
+    return closed
 
 
 def token_for(pause: Interrupt) -> str:
@@ -85,6 +131,13 @@ def shown_with_token(data: dict[str, Any]) -> dict[str, Any]:
         return data
     return {**data, "token": pause_token(settings.SECRET_KEY, pause=data["id"], tool=str(data.get("tool", "")),
                                          arguments=data.get("arguments"), run_id=data["run"], step=data.get("step"))}
+
+
+def pause_choices(pause: Interrupt) -> tuple[str, ...]:
+    """The answers ``pause`` takes: its kind's, or a mirrored pause's own (``threads.engine.handback``)."""
+    if pause.payload.get("handback"):
+        return tuple(pause.payload.get("choices") or PAUSE_ANSWERS[pause.kind])
+    return PAUSE_ANSWERS[pause.kind]
 
 
 def step_index(pause: Interrupt) -> int | None:
@@ -105,7 +158,10 @@ def present(pause: Interrupt) -> dict[str, Any]:
         "choices": p.get("choices", list(PAUSE_ANSWERS[pause.kind])),
         "token": token_for(pause),
         "step": step_index(pause),
+        "run": pause.run_id,
     }
+    if p.get("labels"):
+        out["labels"] = p["labels"]  # each argument's words in the thread's language, by name
     if pause.kind == Interrupt.Kind.ASK:
         out["ask"] = p.get("ask")
         out["argument"] = p.get("argument")
@@ -117,56 +173,27 @@ def present(pause: Interrupt) -> dict[str, Any]:
     return out
 
 
-def expire_questions(thread_id: str, open_: list[Interrupt] | None = None) -> bool:
-    """Close the thread's pauses past their deadline as ``timed_out`` (SPEC §7.5,
-    §7.6), the same way the sweep does. True when any closed."""
+def overdue(pauses: list[Interrupt]) -> list[Interrupt]:
+    """The pauses past their deadline now (one rule, ``catalogue.questions.is_timed_out``:
+    reaching the deadline counts as past it)."""
     now = timezone.now()
-    if open_ is None:
-        open_ = list(Interrupt.objects.filter(thread_id=thread_id, status=Interrupt.Status.OPEN)
-                     .select_related("step"))
-    # One rule for the deadline (catalogue.questions.is_timed_out): reaching it counts as past it.
-    due = [p for p in open_ if p.expires_at is not None and is_timed_out(p.expires_at, now, 0)]
-    closed = [pause_expire(pause, now) for pause in due]
-    return any(closed)
+    return [p for p in pauses if p.status == Interrupt.Status.OPEN and p.expires_at is not None
+            and is_timed_out(p.expires_at, now, 0)]
 
 
 _PAUSE, _STEP = Columns(Interrupt, "i"), Columns(Step, "s")
-_THREAD, _RUN = Columns(Thread, "t"), Columns(Run, "r")
+_PAUSES_SQL = statement(lambda: (
+    f"SELECT {_PAUSE.select()}, {_STEP.select()} FROM {_PAUSE.table}"
+    f" LEFT JOIN {_STEP.table} ON {_STEP.col('id')} = {_PAUSE.col('step')}"
+    f" WHERE {_PAUSE.col('thread')} = %s AND {_PAUSE.col('status')} = %s"
+    f" ORDER BY {_PAUSE.col('created_at')}, {_PAUSE.col('id')}"))
 
 
-def _parts(whole: bool) -> list[Columns]:
-    return [_PAUSE, _STEP, *((_THREAD, _RUN) if whole else ())]
-
-
-def _pauses_sql(whole: bool) -> str:
-    parts = _parts(whole)
-    joins = f" LEFT JOIN {_STEP.table} ON {_STEP.col('id')} = {_PAUSE.col('step')}"
-    if whole:
-        joins += (f" JOIN {_THREAD.table} ON {_THREAD.col('id')} = {_PAUSE.col('thread')}"
-                  f" JOIN {_RUN.table} ON {_RUN.col('id')} = {_PAUSE.col('run')}")
-    return (f"SELECT {', '.join(p.select() for p in parts)} FROM {_PAUSE.table}{joins}"
-            f" WHERE {_PAUSE.col('thread')} = %s AND {_PAUSE.col('status')} = %s"
-            f" ORDER BY {_PAUSE.col('created_at')}, {_PAUSE.col('id')}")
-
-
-_PAUSES_SQL = {False: statement(lambda: _pauses_sql(False)), True: statement(lambda: _pauses_sql(True))}
-
-
-def thread_pauses(thread_id: str, *, whole: bool = False) -> list[Interrupt]:
-    """The thread's open pauses, oldest first, each with its step; ``whole``:
-    with its thread and run too. One read, written out (``threads.engine.rows``)."""
+def thread_pauses(thread_id: str) -> list[Interrupt]:
+    """The thread's open pauses, oldest first, each with its step, in one read
+    (written out: ``threads.engine.rows``)."""
     pauses = []
-    for pause, step, *more in read(_PAUSES_SQL[whole](), [thread_id, Interrupt.Status.OPEN], _parts(whole)):
+    for pause, step in read(_PAUSES_SQL(), [thread_id, Interrupt.Status.OPEN], [_PAUSE, _STEP]):
         pause.step = step
-        if whole:
-            pause.thread, pause.run = more[0], more[1]
         pauses.append(pause)
     return pauses
-
-
-def open_pauses(thread_id: str) -> list[dict[str, Any]]:
-    """The thread's open pauses, oldest first, questions past their time closed first."""
-    pauses = thread_pauses(thread_id)
-    if expire_questions(thread_id, pauses):
-        pauses = thread_pauses(thread_id)
-    return [present(p) for p in pauses]

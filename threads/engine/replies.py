@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from django.db import transaction
-
-from threads.engine.events import EventType, event_append
-from threads.engine.lifecycle import Advance, new_id
-from threads.models import Message
+from threads.engine.progress import Progress, new_id
+from threads.engine.unit import Unit
+from threads.models import Event, Message
 from threads.texts import text
 
 
-@transaction.atomic(savepoint=False)
-def reply_write(advance: Advance) -> Advance:
-    """The reply, inside the transaction of the last change it tells of."""
-    run = advance.run
-    lines = advance.lines or [text(run.language, "nothing")]
+def reply_write(u: Unit, progress: Progress) -> Progress:
+    """The reply, inside the unit of the last change it tells of."""
+    run = progress.run
+    lines = progress.lines or [text(run.language, "nothing")]
     message = Message.objects.create(
         id=new_id("m"), thread_id=run.thread_id, run=run, role=Message.Role.ASSISTANT,
         text="\n".join(lines), language=run.language,
     )
-    event_append(run.thread_id, EventType.REPLY, {"run": run.id, "message": message.id, "text": message.text})
-    advance.reply = message
-    return advance
+    u.event(Event.Type.REPLY, {"run": run.id, "message": message.id, "text": message.text})
+    progress.reply = message
+    return progress

@@ -2,7 +2,7 @@
 
 A write that succeeded with a ``compensation`` registered its undo
 (``Step.compensation``, references resolved). ``cancel_all`` and an
-operator's rollback (``run_rollback``) set the run ``running`` with
+operator's rollback (``thread_rollback``) set the run ``running`` with
 ``saga`` naming the status it ends in, then ``saga_run`` takes the run's
 succeeded writes newest first:
 
@@ -14,7 +14,8 @@ succeeded writes newest first:
   the same idempotency key); once it succeeds the write is ``undone``;
 - past its tries the run pauses as ``saga_stuck`` (on the undo's step),
   listing what still needs undoing; ``retry``, ``done_by_hand`` and
-  ``abandon`` (``approvals.answers``) carry the saga on.
+  ``abandon`` (``saga_retry``, ``saga_done_by_hand``, ``saga_abandon``, applied
+  by ``decisions``) carry the saga on.
 
 The report ``{"undone", "not_undoable", "stuck"}`` is kept on the run
 (``Run.rollback``), in the answer, and in a ``rollback`` event.
@@ -33,17 +34,20 @@ from django.utils import timezone
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.bindings import Outcome, invoke
+from catalogue.plan import Argument
 from threads import verdicts as V
-from threads.engine.events import EventType, event_append
 from threads.engine.execute import receipt_before_send, step_data
-from threads.engine.lease import lease_release, worker_id
-from threads.engine.lifecycle import Advance, run_status_set, step_status_set, steps_cancel
-from threads.engine.pauses import open_pauses, pause_open
+from threads.engine.lease import lease_release
+from threads.engine.lifecycle import run_status_set, step_claim, step_status_set, steps_status_set
+from threads.engine.pauses import pause_open, run_pauses_close
+from threads.engine.progress import Progress
+from threads.engine.reads import open_pauses
 from threads.engine.replies import reply_write
+from threads.engine.unit import Unit, unit
 from threads.engine.values import coerce, jsonable
 from threads.errors import NotFound
-from threads.models import Interrupt, Receipt, Run, Step, Thread
-from threads.texts import text
+from threads.models import Event, Interrupt, Receipt, Run, Step, Thread
+from threads.texts import said, text
 
 log = logging.getLogger("stalwart.engine")
 
@@ -66,72 +70,115 @@ def entry(step: Step, undo: Step | None = None, **extra: Any) -> dict[str, Any]:
 
 def undoable_writes(run: Run) -> list[Step]:
     """The run's writes that took effect and are not undone, newest first."""
-    return list(run.steps.filter(kind="write", undo_of__isnull=True, status=Step.Status.SUCCEEDED)
+    return list(run.steps.filter(kind=Step.Kind.WRITE, undo_of__isnull=True, status=Step.Status.SUCCEEDED)
                 .order_by("-index"))
 
 
+def report_set(run: Run, report: dict[str, Any], **fields: Any) -> None:
+    """Keep the run's rollback report (and ``saga``, when given), stamping
+    ``updated_at``: the sweep's claim on a stranded saga reads that stamp."""
+    Run.objects.filter(pk=run.pk).update(rollback=report, updated_at=timezone.now(), **fields)
+    run.rollback = report
+    for name, value in fields.items():
+        setattr(run, name, value)
+
+
 def saga_start(run: Run, *, then: str) -> None:
-    """Inside the claim's transaction: the run undoes, then ends as ``then``."""
-    Run.objects.filter(pk=run.pk).update(saga=then, rollback=report_empty(), updated_at=timezone.now())
-    run.saga, run.rollback = then, report_empty()
+    """Inside the claim's unit: the run undoes, then ends as ``then``."""
+    report_set(run, report_empty(), saga=then)
 
 
-def saga_run(run_id: str, *, advance: Advance | None = None) -> Advance:
-    """Undo what the run's report has not covered yet; pause on a stuck undo."""
-    run = Run.objects.get(pk=run_id)
-    advance = advance or Advance(run=run)
-    advance.run = run
+def _report(run: Run) -> dict[str, list[dict[str, Any]]]:
+    report = run.rollback or {}
+    return {k: list(report.get(k, [])) for k in REPORT_KEYS}
+
+
+def saga_retry(u: Unit, progress: Progress, undo: Step) -> None:
+    """``saga_stuck`` answered ``retry``: the undo is tried again (stuck again,
+    it pauses under a new id)."""
+    report = _report(progress.run)
+    report["stuck"] = [e for e in report["stuck"] if e.get("undo_step") != undo.index]
+    undo.generation += 1
+    step_status_set(undo, Step.Status.FAILED)
+    report_set(progress.run, report)
+
+
+def saga_done_by_hand(u: Unit, progress: Progress, undo: Step) -> None:
+    """``done_by_hand``: a person undid the write; recorded so, and the saga goes on."""
+    run = progress.run
+    write = Step.objects.get(pk=undo.undo_of_id)
+    report = _report(run)
+    stuck = next((e for e in report["stuck"] if e.get("step") == write.index), entry(write, undo))
+    report["stuck"] = [e for e in report["stuck"] if e.get("step") != write.index]
+    report["undone"].append({k: v for k, v in stuck.items() if k != "error"} | {"by": "hand"})
+    step_status_set(undo, Step.Status.SKIPPED)
+    step_status_set(write, Step.Status.UNDONE)
+    u.event(Event.Type.STEP, {"step": write.index, "tool": write.tool, "status": "undone", "by": "hand"})
+    progress.lines.append(text(run.language, "done_by_hand", tool=said(run, write.tool)))
+    report_set(run, report)
+
+
+def saga_abandon(u: Unit, progress: Progress, undo: Step) -> None:
+    """``abandon``: the write is left, reported under ``stuck``; the saga goes on."""
+    write = Step.objects.get(pk=undo.undo_of_id)
+    step_status_set(undo, Step.Status.CANCELLED)
+    progress.lines.append(text(progress.run.language, "abandoned", tool=said(progress.run, write.tool)))
+
+
+def saga_run(progress: Progress) -> Progress:
+    """Undo what the run's report has not covered yet, newest first; pause on a stuck undo."""
+    run = progress.run
+    run.refresh_from_db()
     agent = registry.get_agent(run.agent)
-    report = run.rollback or report_empty()
-    seen = {e["step"] for k in REPORT_KEYS for e in report.get(k, [])}
+    report = _report(run)
+    seen = {e["step"] for k in REPORT_KEYS for e in report[k]}
     writes = [s for s in undoable_writes(run) if s.index not in seen]
     for i, step in enumerate(writes):
         if not _has_undo(step, agent):
             report["not_undoable"].append(entry(step))
-            advance.lines.append(text(run.language, "not_undoable", tool=step.tool))
-            _report_save(run, report)
+            progress.lines.append(text(run.language, "not_undoable", tool=said(run, step.tool)))
+            with unit(run.thread_id, notices=progress.notices):
+                report_set(run, report)
             continue
-        undone, undo, error, attempts = undo_send(run, step, agent)
+        undone, undo, error, attempts = undo_send(progress, step, agent)
         if undone:
             report["undone"].append(entry(step, undo))
-            advance.lines.append(text(run.language, "undone", tool=step.tool, undo=undo.tool))
-            _report_save(run, report)
+            progress.lines.append(text(run.language, "undone", tool=said(run, step.tool), undo=said(run, undo.tool)))
+            with unit(run.thread_id, notices=progress.notices):
+                report_set(run, report)
             continue
         left = [entry(s) for s in writes[i:] if _has_undo(s, agent)]
         report["stuck"].append(entry(step, undo, error=error))
-        with transaction.atomic():
-            _report_save(run, report)
+        progress.lines.append(text(run.language, "saga_stuck", tool=said(run, step.tool), attempts=attempts, error=error,
+                                   left=", ".join(f"{said(run, e['tool'])} (step {e['step']})" for e in left)))
+        with unit(run.thread_id, notices=progress.notices) as u:
+            report_set(run, report)
             # The report so far is in the thread's events at once, not only when the saga ends.
-            event_append(run.thread_id, EventType.ROLLBACK, {"run": run.id, **report, "finished": False})
-            pause_open(run=run, step=undo, kind=Interrupt.Kind.SAGA_STUCK, tool=undo.tool, payload={
-                "question": text(run.language, "saga_stuck_question", tool=step.tool),
+            u.event(Event.Type.ROLLBACK, {"run": run.id, **report, "finished": False})
+            undo.refresh_from_db()
+            pause_open(u, run=run, step=undo, kind=Interrupt.Kind.SAGA_STUCK, tool=undo.tool, payload={
+                "question": text(run.language, "saga_stuck_question", tool=said(run, step.tool)),
                 "arguments": [{"name": str(k), "value": v, "origin": "undo"}
-                              for k, v in sorted((step.compensation.get("arguments") or {}).items())],
+                              for k, v in sorted((step.compensation or {}).get("arguments", {}).items())],
                 "reasons": ["saga_stuck"], "irreversible": False,
                 "undo_of": step.index, "left": left, "error": error,
             })
-        advance.lines.append(text(run.language, "saga_stuck", tool=step.tool, attempts=attempts, error=error,
-                                  left=", ".join(f"{e['tool']} (step {e['step']})" for e in left)))
-        return reply_write(advance)
-    with transaction.atomic():
+            reply_write(u, progress)
+        return progress
+    with unit(run.thread_id, notices=progress.notices) as u:
         then = run.saga or Run.Status.DONE
-        Run.objects.filter(pk=run.pk).update(saga="", rollback=report, updated_at=timezone.now())
-        run.saga, run.rollback = "", report
-        event_append(run.thread_id, EventType.ROLLBACK, {"run": run.id, **report, "finished": True})
+        report_set(run, report, saga="")
+        u.event(Event.Type.ROLLBACK, {"run": run.id, **report, "finished": True})
         run_status_set(run, then)
-    if any(report.values()):
-        advance.lines.append(text(run.language, "rolled_back", **{k: len(v) for k, v in report.items()}))
-    return reply_write(advance)
+        if any(report.values()):
+            progress.lines.append(text(run.language, "rolled_back", **{k: len(v) for k, v in report.items()}))
+        reply_write(u, progress)
+    return progress
 
 
 def _has_undo(step: Step, agent: AgentSpec) -> bool:
     tool = agent.tool(step.tool)
     return bool(step.compensation) and not step.irreversible and not (tool is not None and tool.irreversible)
-
-
-def _report_save(run: Run, report: dict[str, Any]) -> None:
-    Run.objects.filter(pk=run.pk).update(rollback=report, updated_at=timezone.now())
-    run.rollback = report
 
 
 def undo_step_for(run: Run, step: Step) -> Step:
@@ -145,8 +192,8 @@ def undo_step_for(run: Run, step: Step) -> Step:
         index = (run.steps.aggregate(m=Max("index"))["m"] or 0) + 1
         try:
             with transaction.atomic():
-                return Step.objects.create(run=run, index=index, tool=str(comp.get("tool")), kind="write",
-                                           arguments=args, undo_of=step, status=Step.Status.PLANNED)
+                return Step.objects.create(run=run, index=index, tool=str(comp.get("tool")), kind=Step.Kind.WRITE,
+                                           arguments=args, undo_of=step)
         except IntegrityError:  # another saga numbered a step at once, or made this undo
             existing = Step.objects.filter(undo_of=step).first()
             if existing is not None:
@@ -154,32 +201,29 @@ def undo_step_for(run: Run, step: Step) -> Step:
     raise RuntimeError(f"could not number the undo of step {step.index} of run {run.id}")
 
 
-def undo_send(run: Run, step: Step, agent: AgentSpec) -> tuple[bool, Step, str, int]:
+def undo_send(progress: Progress, step: Step, agent: AgentSpec) -> tuple[bool, Step, str, int]:
     """Send one write's undo, bounded, with backoff: (undone, undo step, error, attempts)."""
+    run = progress.run
     undo = undo_step_for(run, step)
     tool = agent.tool(undo.tool)
     if tool is None:
         return False, undo, f"the undo {undo.tool} is no tool of this agent", 0
-    values = coerce_values(tool, {a["name"]: a["value"] for a in undo.arguments})
-    receipt, _ = receipt_before_send(run, undo, tool, values, agent, operation_id=f"op-{run.id}-{undo.index}-undo")
-    key = receipt.idempotency_key or None
-    if receipt.verdict == V.INDETERMINATE and not key:
-        # An earlier try may have taken effect: never sent again blindly; a person decides.
-        return False, undo, "an earlier try's outcome is unknown", 0
+    values = coerce(tool, [Argument(a["name"], a["value"]) for a in undo.arguments])
+    with unit(run.thread_id, notices=progress.notices) as u:
+        receipt, _ = receipt_before_send(run, undo, tool, values, agent,
+                                         operation_id=f"op-{run.id}-{undo.index}-undo")
+        key = receipt.idempotency_key or None
+        if receipt.verdict == V.INDETERMINATE and not key:
+            # An earlier try may have taken effect: never sent again blindly; a person decides.
+            return False, undo, "an earlier try's outcome is unknown", 0
+        undo.refresh_from_db()
+        claimed = undo.status in (Step.Status.PLANNED, Step.Status.FAILED, Step.Status.CANCELLED) and step_claim(undo)
+        if claimed:
+            u.event(Event.Type.STEP, step_data(undo, agent))
+    if not claimed:
+        return undo.status == Step.Status.SUCCEEDED, undo, "another worker is undoing it", 0
     if key and tool.idempotency and tool.idempotency.get("argument"):
         values[str(tool.idempotency["argument"])] = key
-    with transaction.atomic():
-        claimed = Step.objects.filter(
-            pk=undo.pk,
-            status__in=[Step.Status.PLANNED, Step.Status.FAILED, Step.Status.WAITING, Step.Status.CANCELLED]
-        ).update(status=Step.Status.RUNNING, lease_owner=worker_id(), lease_at=timezone.now(),
-                 updated_at=timezone.now())
-        if claimed:
-            undo.refresh_from_db()
-            event_append(run.thread_id, EventType.STEP, step_data(undo, agent))
-    if not claimed:
-        undo.refresh_from_db()
-        return undo.status == Step.Status.SUCCEEDED, undo, "another worker is undoing it", 0
     attempts = 0
     outcome = Outcome("error", error="not sent")
     while attempts < UNDO_ATTEMPTS:
@@ -190,10 +234,10 @@ def undo_send(run: Run, step: Step, agent: AgentSpec) -> tuple[bool, Step, str, 
         if attempts < UNDO_ATTEMPTS:
             time.sleep(UNDO_BACKOFF_SECONDS * 2 ** (attempts - 1))
     verdict = V.verdict(transport=outcome.transport)
-    with transaction.atomic():
+    with unit(run.thread_id, notices=progress.notices) as u:
         Receipt.objects.filter(pk=receipt.pk).update(attempts=receipt.attempts + attempts,
                                                      transport=outcome.transport, verdict=verdict,
-                                                     evidence=outcome.transport)
+                                                     evidence=outcome.transport, updated_at=timezone.now())
         if not lease_release(undo):
             return False, undo, "a sweep took the undo over", attempts
         if outcome.ok:
@@ -203,23 +247,18 @@ def undo_send(run: Run, step: Step, agent: AgentSpec) -> tuple[bool, Step, str, 
         else:
             undo.error = outcome.error
             step_status_set(undo, Step.Status.FAILED)
-        event_append(run.thread_id, EventType.STEP, step_data(undo, agent))
+        u.event(Event.Type.STEP, step_data(undo, agent))
         if outcome.ok:
-            event_append(run.thread_id, EventType.STEP, {"step": step.index, "tool": step.tool,
-                                                         "status": step.status, "undone_by": undo.index})
+            u.event(Event.Type.STEP, {"step": step.index, "tool": step.tool, "status": step.status,
+                                      "undone_by": undo.index})
     return outcome.ok, undo, outcome.error, attempts
 
 
-def coerce_values(tool: Any, values: dict[str, Any]) -> dict[str, Any]:
-    from catalogue.plan import Argument
-
-    return coerce(tool, [Argument(k, v) for k, v in values.items()])
-
-
-def run_rollback(*, thread_id: str, by: str, run_id: str | None = None) -> dict[str, Any]:
-    """An operator's rollback (SPEC §8) of one run or of every run of a thread,
-    newest run first. Not bound to the thread's session; the caller checked
-    the operator. What is undone already is never undone again."""
+def thread_rollback(*, thread_id: str, by: str, run_id: str | None = None) -> dict[str, Any]:
+    """An operator's rollback (SPEC §8) of one run or of every run of a
+    thread, newest run first: what waits is closed (``cancelled``) and what
+    took effect is undone. Not bound to the thread's session; the caller
+    checked the operator. What is undone already is never undone again."""
     thread = Thread.objects.filter(pk=thread_id).first()
     if thread is None:
         raise NotFound()
@@ -229,32 +268,32 @@ def run_rollback(*, thread_id: str, by: str, run_id: str | None = None) -> dict[
     combined = report_empty()
     touched = []
     for run in list(runs):
-        if not undoable_writes(run):
+        open_ = run.interrupts.filter(status=Interrupt.Status.OPEN).exists()
+        if not open_ and not undoable_writes(run):
             continue
-        if not _rollback_claim(run, by):
+        progress = Progress(run=run)
+        if not _rollback_claim(progress, by):
             continue  # running now (a worker is on it) or another rollback took it
-        done = saga_run(run.id)
+        saga_run(progress)
         touched.append(run.id)
         for k in REPORT_KEYS:
-            combined[k] += [{**e, "run": run.id} for e in (done.run.rollback or {}).get(k, [])]
+            combined[k] += [{**e, "run": run.id} for e in (run.rollback or {}).get(k, [])]
     return {"thread": thread.id, "rollback": combined, "runs": touched, "waiting": open_pauses(thread.id)}
 
 
-def _rollback_claim(run: Run, by: str) -> bool:
-    """Close what waits, leave out what has not run, and claim the run for the saga."""
+def _rollback_claim(progress: Progress, by: str) -> bool:
+    """In one unit: claim the run for the saga, close what waits (a later
+    answer is stale), and leave out what has not run."""
+    run = progress.run
     ends = {Run.Status.DONE: Run.Status.DONE, Run.Status.SUPERSEDED: Run.Status.SUPERSEDED}
-    with transaction.atomic():
-        before = Run.objects.filter(pk=run.pk).values_list("status", flat=True).first()
+    with unit(run.thread_id, notices=progress.notices) as u:
+        run.refresh_from_db()
+        before = run.status
         if before not in (Run.Status.DONE, Run.Status.CANCELLED, Run.Status.SUPERSEDED, Run.Status.WAITING):
             return False
-        if not run_status_set(run, Run.Status.RUNNING, only_from=[before]):
+        if not run_status_set(run, Run.Status.RUNNING, expect=before):
             return False
-        now = timezone.now()
-        for pause in Interrupt.objects.filter(run=run, status=Interrupt.Status.OPEN):
-            if Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(
-                    status=Interrupt.Status.CANCELLED, answered_at=now, answered_by=by[:200]):
-                event_append(run.thread_id, EventType.ANSWERED, {"interrupt": pause.id, "status": "cancelled",
-                                                                 "by": by or None})
-        steps_cancel(run, from_index=0)
+        run_pauses_close(u, run, status=Interrupt.Status.CANCELLED, by=by)
+        steps_status_set(run, Step.Status.CANCELLED)
         saga_start(run, then=ends.get(before, Run.Status.CANCELLED))
     return True

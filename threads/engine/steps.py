@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import timezone
+
 from catalogue.plan import Call
 from catalogue.tools import Tool
 from threads.models import Run, Step
@@ -36,3 +38,13 @@ def _renumbered(arg: dict[str, Any], offset: int) -> dict[str, Any]:
     if offset and origin.startswith("result:") and origin[7:].isdigit():
         arg["origin"] = f"result:{int(origin[7:]) + offset}"
     return arg
+
+
+def run_taint_carry(run: Run) -> None:
+    """Inside the run's unit: the run is tainted by what tainted the thread's
+    earlier runs (a ``reads_outside`` tool that ran in them)."""
+    earlier = Run.objects.filter(thread_id=run.thread_id).exclude(pk=run.pk).values_list("tainted_by", flat=True)
+    tainted = sorted({tool for tools in earlier for tool in (tools or [])} | set(run.tainted_by))
+    if tainted != list(run.tainted_by):
+        run.tainted_by = tainted
+        Run.objects.filter(pk=run.pk).update(tainted_by=tainted, updated_at=timezone.now())

@@ -30,11 +30,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from catalogue import registry
@@ -43,18 +41,19 @@ from catalogue.bindings.python import resolve_callable
 from catalogue.check import SENTENCE_WITHDRAWN, check_call
 from catalogue.plan import Argument
 from threads.engine.execute import step_execute, step_refuse
-from threads.engine.lifecycle import FINISHED, Advance, new_id, run_pauses_close, run_status_set
-from threads.engine.pauses import pause_open
+from threads.engine.lease import run_lease_release, run_lease_try
+from threads.engine.lifecycle import FINISHED, run_status_set, steps_status_set
+from threads.engine.pauses import pause_open, run_pauses_close
+from threads.engine.progress import Progress
 from threads.engine.replies import reply_write
+from threads.engine.unit import unit
 from threads.engine.values import jsonable, shown
 from threads.models import Interrupt, JournalEntry, Run, Step
-from threads.texts import text
+from threads.texts import labels_of, question_of, refusal, said, text
 from threads.tokens import canonical
 
 log = logging.getLogger("stalwart.engine")
 
-# A call found ``running`` this long after its last change: its worker died.
-# Younger, it is in flight on another worker and the replay waits for it.
 DONE, PENDING = "done", "pending"
 
 
@@ -87,7 +86,7 @@ def call_label(tool: str, arguments: Mapping[str, Any]) -> str:
 class RunHandle:
     """The ``run`` a steps function receives."""
 
-    def __init__(self, run: Run, agent: AgentSpec, withdrawn: frozenset[str], scratch: Advance) -> None:
+    def __init__(self, run: Run, agent: AgentSpec, withdrawn: frozenset[str], scratch: Progress) -> None:
         self.id = run.id
         self.thread = run.thread_id
         self.language = run.language
@@ -148,7 +147,7 @@ class RunHandle:
         try:
             with transaction.atomic():
                 step = Step.objects.create(
-                    run=self._run, index=seq, tool=tool, kind=spec.kind if spec else "write",
+                    run=self._run, index=seq, tool=tool, kind=spec.kind if spec else Step.Kind.WRITE,
                     arguments=[{"name": k, "value": v, "origin": "computed"} for k, v in sorted(arguments.items())],
                 )
                 entry = JournalEntry.objects.create(run=self._run, seq=seq, tool=tool, arguments=arguments,
@@ -164,9 +163,10 @@ class RunHandle:
             return self._decide(entry, step)
         if step.status == Step.Status.APPROVED:
             if step.tool in self._withdrawn:
-                step_refuse(run, step, "withdrawn", SENTENCE_WITHDRAWN.format(tool=step.tool), self._scratch)
+                with unit(run.thread_id, notices=self._scratch.notices) as u:
+                    step_refuse(u, self._scratch, step, "withdrawn", refusal(run, SENTENCE_WITHDRAWN, tool=step.tool))
                 return self._finish(entry, step)
-            step_execute(run, step, agent, self._scratch)  # claims the step: of two workers, one sends
+            step_execute(self._scratch, step, agent)  # claims the step: of two workers, one sends
             if step.status == Step.Status.APPROVED:
                 return PENDING, None  # another worker is sending it
             return self._after_execute(entry, step)
@@ -188,21 +188,24 @@ class RunHandle:
         verdict = check_call(name=step.tool, tool=tool, arguments=arguments, withdrawn=self._withdrawn,
                              privileges=run.privileges, tainted_by=run.tainted_by)
         if verdict.action == "refuse":
-            step_refuse(run, step, verdict.rule, verdict.sentence, self._scratch)
+            with unit(run.thread_id, notices=self._scratch.notices) as u:
+                step_refuse(u, self._scratch, step, verdict.rule, refusal(run, verdict.message, **verdict.params))
             return self._finish(entry, step)
         step.reasons = list(verdict.reasons)
         step.irreversible = verdict.irreversible
         if verdict.action == "confirm":
             assert tool is not None
-            pause_open(run=run, step=step, kind=Interrupt.Kind.CONFIRM, tool=step.tool, payload={
-                "question": tool.confirm or text(run.language, "confirm_question", tool=step.tool),
-                "arguments": shown(step.arguments, tool),
-                "reasons": list(verdict.reasons),
-                "irreversible": verdict.irreversible,
-            })
+            with unit(run.thread_id, notices=self._scratch.notices) as u:
+                pause_open(u, run=run, step=step, kind=Interrupt.Kind.CONFIRM, tool=step.tool, payload={
+                    "question": question_of(run, tool),
+                    "arguments": shown(step.arguments, tool),
+                    "labels": labels_of(run, tool, step.arguments),
+                    "reasons": list(verdict.reasons),
+                    "irreversible": verdict.irreversible,
+                })
             self.waiting.append(step)
             return PENDING, None
-        step_execute(run, step, self._agent, self._scratch)
+        step_execute(self._scratch, step, self._agent)
         return self._after_execute(entry, step)
 
     def _after_execute(self, entry: JournalEntry, step: Step) -> tuple[str, Any]:
@@ -220,67 +223,59 @@ class RunHandle:
         return DONE, result
 
 
-def flow_advance(run_id: str, *, advance: Advance | None = None,
-                 withdrawn: frozenset[str] | None = None, run: Run | None = None) -> Advance:
+def flow_advance(progress: Progress, *, lease_held: bool = False) -> Progress:
     """Run the team's function for this run (again, from the start) until it
     returns or a call must wait.
 
-    One worker replays a run at a time: it holds the run's replay lease
-    (``replay_owner``, taken by a conditional UPDATE, good until
-    ``replay_until`` in case the worker dies). An answer that arrives while
-    another worker replays sets ``replay_again`` and leaves; the holder sees
-    the flag when it lets go and replays once more, so no answer is left
-    unapplied and no two replays race to the same call.
+    One worker replays a run at a time: it holds the run's lease
+    (``lease.run_lease_try``: a conditional UPDATE; renewed by the heartbeat
+    while the function runs, taken over by the sweep if this worker dies).
+    An answer that arrives while another worker replays sets ``replay_again``
+    and leaves; the holder sees the flag when it lets go and replays once
+    more, so no answer is left unapplied and no two replays race to the same
+    call. ``lease_held``: the caller (the sweep) already took the lease over.
     """
-    run = run if run is not None else Run.objects.get(pk=run_id)
-    advance = advance or Advance(run=run)
-    advance.run = run
-    owner = new_id("w")
-    base, done_lines, waiting_lines = list(advance.lines), [], []
+    run_id = progress.run.pk
+    base, done_lines, waiting_lines = list(progress.lines), [], []
     while True:
-        if not _lease_take(run_id, owner):
+        run = Run.objects.get(pk=run_id)
+        if not lease_held and not run_lease_try(run):
             # Another worker replays: it goes round once more for this answer.
             Run.objects.filter(pk=run_id).exclude(replay_owner="").update(replay_again=True)
             if Run.objects.filter(pk=run_id, replay_owner="").exists():
                 continue  # it let go in between: take the lease after all
-            advance.run = Run.objects.get(pk=run_id)
-            advance.lines = [*base, text(run.language, "steps_busy")]
-            return reply_write(advance)
+            progress.run = run
+            progress.lines = [*base, text(run.language, "steps_busy")]
+            with unit(run.thread_id, notices=progress.notices) as u:
+                reply_write(u, progress)
+            return progress
+        lease_held = False
         try:
-            run = Run.objects.get(pk=run_id)  # as it is now that this worker holds the lease
-            advance.run = run
+            progress.run = run
             # A round that finds the run already ended (the last one did it) keeps that round's lines.
-            waiting_lines = _replay(run, withdrawn, done_lines) or waiting_lines
+            waiting_lines = _replay(progress, done_lines) or waiting_lines
         finally:
-            again = not Run.objects.filter(pk=run_id, replay_owner=owner, replay_again=False).update(
-                replay_owner="", replay_until=None)
+            again = not run_lease_release(run, unless_asked_again=True)
             if again:
-                Run.objects.filter(pk=run_id, replay_owner=owner).update(replay_owner="", replay_until=None)
+                run_lease_release(run)  # let go, and take the lease again for one more round
         if not again:
             break
-    advance.lines = [*base, *done_lines, *waiting_lines]
-    return reply_write(advance)
+    progress.run.refresh_from_db()
+    progress.lines = [*base, *done_lines, *waiting_lines]
+    with unit(progress.run.thread_id, notices=progress.notices) as u:
+        reply_write(u, progress)
+    return progress
 
 
-REPLAY_LEASE = timedelta(minutes=10)
-
-
-def _lease_take(run_id: str, owner: str) -> bool:
-    now = timezone.now()
-    free = Q(replay_owner="") | Q(replay_until__lt=now)
-    return bool(Run.objects.filter(free, pk=run_id).update(replay_owner=owner, replay_until=now + REPLAY_LEASE,
-                                                           replay_again=False))
-
-
-def _replay(run: Run, withdrawn: frozenset[str] | None, done_lines: list[str]) -> list[str]:
+def _replay(progress: Progress, done_lines: list[str]) -> list[str]:
     """One run of the function from the start. Appends what ran to ``done_lines``;
     returns the lines that end the reply (what waits, or the function's own)."""
+    run = progress.run
     if run.status not in (Run.Status.RUNNING, Run.Status.WAITING):
         return []  # cancelled, superseded or done: nothing more runs
     agent = registry.get_agent(run.agent)
-    if withdrawn is None:
-        withdrawn = registry.withdrawn_tools(agent)
-    scratch = Advance(run=run)
+    withdrawn = registry.withdrawn_tools(agent)
+    scratch = Progress(run=run, notices=progress.notices)
     handle = RunHandle(run, agent, withdrawn, scratch)
     turn = Turn(text=run.text, context=dict(run.context), language=run.language)
     try:
@@ -288,37 +283,39 @@ def _replay(run: Run, withdrawn: frozenset[str] | None, done_lines: list[str]) -
         reply = function(handle, turn)
     except _Suspend:
         if run.status != Run.Status.WAITING:  # a pause opened in this round has set it already
-            with transaction.atomic():
-                run_status_set(run, Run.Status.WAITING, only_from=[Run.Status.RUNNING])
+            with unit(run.thread_id, notices=progress.notices):
+                run_status_set(run, Run.Status.WAITING, expect=Run.Status.RUNNING)
         done_lines += scratch.lines
         return [_waiting_line(run, step) for step in handle.waiting] or [text(run.language, "steps_busy")]
     except StepsDiffer as exc:
         log.warning("steps of run %s stopped: %s", run.id, exc)
-        return [flow_stop(run, text(run.language, "steps_differ", got=exc.got, was=exc.was))]
+        return [flow_stop(progress, text(run.language, "steps_differ", got=exc.got, was=exc.was))]
     except Exception as exc:  # the team's own code: whatever it raises, the run ends with a sentence
         log.exception("steps function of run %s failed", run.id)
-        return [flow_stop(run, text(run.language, "steps_failed", error=f"{exc.__class__.__name__}: {exc}"))]
+        return [flow_stop(progress, text(run.language, "steps_failed", error=f"{exc.__class__.__name__}: {exc}"))]
     if handle.calls_made < handle.journaled:
         entry = handle._entries[handle.calls_made + 1]
         was = call_label(entry.tool, entry.arguments)
-        return [flow_stop(run, text(run.language, "steps_differ", got="no call: the function returned", was=was))]
-    with transaction.atomic():
-        run_status_set(run, Run.Status.DONE, only_from=[Run.Status.RUNNING, Run.Status.WAITING])
+        return [flow_stop(progress, text(run.language, "steps_differ", got="no call: the function returned",
+                                         was=was))]
+    with unit(run.thread_id, notices=progress.notices):
+        run_status_set(run, Run.Status.DONE, expect=[Run.Status.RUNNING, Run.Status.WAITING])
     return [str(reply) if reply not in (None, "") else text(run.language, "nothing")]
 
 
 def _waiting_line(run: Run, step: Step) -> str:
     pause = step.interrupts.filter(status=Interrupt.Status.OPEN).first()
     if pause is not None and pause.kind == Interrupt.Kind.OUTCOME_UNKNOWN:
-        return text(run.language, "waiting_outcome", tool=step.tool)
-    return text(run.language, "waiting_confirm", tool=step.tool)
+        return text(run.language, "waiting_outcome", tool=said(run, step.tool))
+    question = pause.payload.get("question") if pause is not None else ""
+    return text(run.language, "waiting_confirm", question=question or said(run, step.tool))
 
 
-def flow_stop(run: Run, sentence: str) -> str:
+def flow_stop(progress: Progress, sentence: str) -> str:
     """End the run: its open pauses closed, what had not ended cancelled."""
-    with transaction.atomic():
-        run_pauses_close(run, status=Interrupt.Status.CANCELLED)
-        run.steps.exclude(status__in=FINISHED).update(status=Step.Status.CANCELLED, updated_at=timezone.now())
-        run_status_set(run, Run.Status.DONE, only_from=[Run.Status.RUNNING, Run.Status.WAITING])
+    run = progress.run
+    with unit(run.thread_id, notices=progress.notices) as u:
+        run_pauses_close(u, run, status=Interrupt.Status.CANCELLED)
+        steps_status_set(run, Step.Status.CANCELLED)
+        run_status_set(run, Run.Status.DONE, expect=[Run.Status.RUNNING, Run.Status.WAITING])
     return sentence
-

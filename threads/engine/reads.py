@@ -1,54 +1,69 @@
-"""The answer a person sees for one call into the engine (SPEC §10), read in
-the transaction of the last change it shows when the engine can."""
+"""What a door reads: a run's answer (SPEC §10's message answer), a thread's open pauses.
+
+The answer is read after the last commit of the call that made it
+(``run_answer``): the run with its steps and their receipts' verdicts in one
+statement, then the thread's open pauses. It shows exactly what committed, on
+whichever worker; nothing of it is carried in memory from the transactions
+before. Both reads are written out from the models' metadata because they
+run on every pause and resume (``threads.engine.rows``; docs/decisions.md,
+"The hot reads are written out").
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from threads.engine.lifecycle import Advance
-from threads.engine.pauses import open_pauses, present
-from threads.engine.replies import reply_write
+from threads.engine.deadlines import expire_overdue
+from threads.engine.pauses import present, thread_pauses
 from threads.engine.rows import Columns, read, statement
-from threads.models import Receipt, Run, Step
+from threads.keys import thread_name
+from threads.models import Interrupt, Message, Receipt, Run, Step
 
 
-def reply_and_view(advance: Advance) -> Advance:
-    """The reply written and, for a call a person waits on
-    (``advance.view_wanted``), the answer read in the same transaction."""
-    reply_write(advance)
-    if advance.view_wanted:
-        advance.view = answer_data(advance, run_current=True)
-    return advance
+def open_pauses(thread_id: str) -> list[dict[str, Any]]:
+    """The thread's open pauses as SPEC §10 shows them, oldest first; those
+    past their deadline are closed first."""
+    pauses = thread_pauses(thread_id)
+    if expire_overdue(pauses):
+        pauses = thread_pauses(thread_id)
+    return [present(p) for p in pauses]
 
 
-def answer_data(advance: Advance, *, run_current: bool = False) -> dict[str, Any]:
-    """SPEC §10's message answer (without ``not_notified``): from what the
-    engine holds when it holds it whole, else read back. ``run_current``: the
-    engine's own run object, kept current in this transaction."""
-    run = advance.run
-    if advance.steps is not None and not advance.sent:
-        steps = sorted(advance.steps, key=lambda s: s.index)  # a run made now, nothing sent: no receipts yet
-        verdicts: dict[int, str] = {}
-    elif advance.held is not None:
-        steps, verdicts = sorted(advance.held.steps, key=lambda s: s.index), advance.held.verdicts
-    else:
-        if not run_current:
-            run.refresh_from_db()
-        steps, verdicts = steps_read(run)
+def run_answer(run: Run, *, reply: Message | None = None,
+               not_notified: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """SPEC §10's message answer for ``run`` as it is now: read, not carried.
+    ``reply``: the message the call wrote (the answer's ``reply``);
+    ``not_notified``: what its notices could not deliver at once."""
+    steps, verdicts = steps_read(run, run_too=True)
     indexes = {s.pk: s.index for s in steps}  # an undo names the write it undoes, a step of the same run
-    reply = advance.reply
-    waiting = [present(p) for p in advance.waiting] if advance.waiting is not None else open_pauses(run.thread_id)
     return {
-        "thread": run.thread_id,
+        "thread": thread_name(run.thread_id),  # the client's name for it (its key is staff's)
         "run": run.id,
         "status": run.status,
         "reply": {"id": reply.id, "text": reply.text} if reply else None,
-        "waiting": waiting,
+        "waiting": open_pauses(run.thread_id),
         "refusals": refusals_of(steps),
         "rollback": run.rollback,
         "steps": [step_view(s, verdicts.get(s.pk), indexes) for s in steps],
         "health": run.health or "ok",
+        "not_notified": not_notified or [],
     }
+
+
+def stale_body(pause: Interrupt | None, thread_id: str) -> dict[str, Any]:
+    """What a client that lost the race (or retried after a lost reply) needs
+    to learn the outcome without a second effect (SPEC §7.2's 409 body)."""
+    body: dict[str, Any] = {"waiting": open_pauses(thread_id)}
+    if pause is not None:
+        pause.refresh_from_db()
+        body["interrupt"] = {
+            "id": pause.id,
+            "status": pause.status,
+            "decision": pause.decision or None,
+            "answered_at": pause.answered_at.isoformat() if pause.answered_at else None,
+            "answered_by": pause.answered_by or None,
+        }
+    return body
 
 
 _STEP, _RUN = Columns(Step, "s"), Columns(Run, "r")

@@ -1,0 +1,187 @@
+"""The engine's doors and state machines over a real database, with runs,
+steps and pauses made by builders, not by the selector."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from examples.shop import tools as shop
+from tests.threads.builders import SESSION, make_pause, make_run, make_step, make_thread, make_waiting
+from threads.engine import call_propose, pause_answer, pause_edit, run_read, thread_rollback
+from threads.engine.lifecycle import LifecycleError, run_status_set, step_status_set
+from threads.engine.pauses import pause_close
+from threads.engine.unit import unit
+from threads.errors import InvalidAnswer, InvalidDecision, Stale
+from threads.models import Event, Interrupt, Run, Step
+from threads.selectors import session_hash
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _shop(shop_dir):  # type: ignore[no-untyped-def]
+    """Each test has the shop's three orders in its own data folder."""
+    return shop_dir
+
+
+def answer(pause: dict, decision: str, **kwargs) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    return pause_answer(thread_id="t-1", pause_id=pause["id"], decision=decision,
+                        token=kwargs.pop("token", pause["token"]), **kwargs)
+
+
+def test_approve_runs_the_call_once_and_the_answer_is_what_committed():
+    pause = make_waiting("charge_card", order_id="4411", amount=40)
+    done = answer(pause, "approve", by="ana", via=Interrupt.Via.CONSOLE)
+    assert done["status"] == "done" and done["waiting"] == [] and "ch-4411" in done["reply"]["text"]
+    assert [(s["tool"], s["status"], s["verdict"]) for s in done["steps"]] == [
+        ("charge_card", "succeeded", "verified_applied")]
+    assert len(shop.charges("4411")) == 1
+    row = Interrupt.objects.get(pk=pause["id"])
+    assert (row.status, row.decision, row.answered_by, row.answered_via) == ("answered", "approve", "ana", "console")
+    assert {k: v for k, v in run_read(done["run"]).items() if k != "reply"} == {
+        k: v for k, v in done.items() if k != "reply"}
+
+
+def test_a_second_answer_is_409_with_what_became_of_the_pause_and_nothing_runs_twice():
+    pause = make_waiting("charge_card", order_id="4411", amount=40)
+    answer(pause, "approve", by="ana")
+    with pytest.raises(Stale) as lost:
+        answer(pause, "skip")
+    body = lost.value.body()
+    assert body["error"] == "interrupt_stale" and body["waiting"] == []
+    assert (body["interrupt"]["status"], body["interrupt"]["decision"], body["interrupt"]["answered_by"]) == (
+        "answered", "approve", "ana")
+    assert len(shop.charges("4411")) == 1
+
+
+@pytest.mark.parametrize("token", ["", "0" * 64])
+def test_another_token_is_409_and_the_pause_stays_open(token):
+    pause = make_waiting("charge_card", order_id="4411", amount=40)
+    with pytest.raises(Stale):
+        answer(pause, "approve", token=token)
+    assert Interrupt.objects.get(pk=pause["id"]).status == "open" and shop.charges() == []
+
+
+def test_a_decision_the_kind_does_not_take_is_422_and_changes_nothing():
+    pause = make_waiting("charge_card", order_id="4411", amount=40)
+    with pytest.raises(InvalidDecision):
+        answer(pause, "happened")
+    assert Interrupt.objects.get(pk=pause["id"]).status == "open"
+    assert Run.objects.get().status == "waiting"
+
+
+def test_skip_leaves_the_call_out_and_cancel_all_undoes_what_the_run_did():
+    skipped = answer(make_waiting("archive_order", order_id="4412"), "skip")
+    assert [s["status"] for s in skipped["steps"]] == ["skipped"] and skipped["status"] == "done"
+
+    thread = make_thread("t-2")
+    run = make_run(thread)
+    charge, archive = make_step(run, "charge_card", order_id="4411", amount=40), make_step(run, "archive_order",
+                                                                                        order_id="4412")
+    first = pause_answer(thread_id="t-2", pause_id=make_pause(charge).id, decision="approve",
+                         token=run_read(run.id)["waiting"][0]["token"])
+    assert [s["status"] for s in first["steps"]] == ["succeeded", "waiting"]
+    waiting = first["waiting"][0]
+    undone = pause_answer(thread_id="t-2", pause_id=waiting["id"], decision="cancel_all", token=waiting["token"])
+    assert [s["status"] for s in undone["steps"]][:2] == ["undone", "cancelled"]
+    assert undone["status"] == "cancelled" and undone["rollback"]["undone"][0]["tool"] == "charge_card"
+    assert shop.get_order("4411")["status"] == "refunded" and archive.pk is not None
+
+
+def test_answering_one_pause_leaves_the_threads_other_pauses_open():
+    thread = make_thread()
+    one, other = make_waiting("archive_order", thread=thread, order_id="4412"), make_waiting(
+        "charge_card", thread=thread, order_id="4411", amount=40)
+    done = answer(one, "skip")
+    assert [p["id"] for p in done["waiting"]] == [other["id"]]
+    assert Interrupt.objects.get(pk=other["id"]).status == "open"
+
+
+def test_the_lifecycle_refuses_a_move_it_has_not_got():
+    run = make_run()
+    step = make_step(run, "get_order", order_id="4411")
+    with unit(run.thread_id), pytest.raises(LifecycleError, match="cannot go from 'planned' to 'approved'"):
+        step_status_set(step, Step.Status.APPROVED)
+    with unit(run.thread_id), pytest.raises(LifecycleError):
+        run_status_set(run, Run.Status.DONE)
+        run_status_set(run, Run.Status.WAITING)  # a run that ended waits on nothing
+    with pytest.raises(LifecycleError, match="unit of work"):
+        run_status_set(run, Run.Status.DONE)  # outside any transaction
+
+
+def test_a_pause_closes_once_with_the_one_answered_event_shape():
+    pause = make_pause(make_step(make_run(), "archive_order", order_id="4412"))
+    with unit("t-1") as u:
+        assert pause_close(u, pause, status=Interrupt.Status.CANCELLED, by="operator") is True
+        assert pause_close(u, pause, status=Interrupt.Status.ANSWERED, decision="approve") is False
+    closed = Event.objects.filter(type="answered").get()
+    assert closed.data == {"interrupt": pause.id, "status": "cancelled", "decision": None, "by": "operator"}
+
+
+def test_a_proposed_call_goes_through_the_same_check_with_its_origin():
+    read = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="get_order",
+                        arguments={"order_id": "4411"})
+    assert read["waiting"] == [] and read["steps"][0]["result"]["status"] == "unpaid"
+    write = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="charge_card",
+                         arguments={"order_id": "4411", "amount": 40})
+    pause = write["waiting"][0]
+    assert pause["reasons"] == ["write", "argument_origin: amount", "argument_origin: order_id"]
+    assert [a["origin"] for a in pause["arguments"]] == ["agent", "agent"] and shop.charges() == []
+    refused = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="no_such_tool",
+                           arguments={})
+    assert refused["refusals"][0]["rule"] == "unknown_tool"
+    # A proposed call sets nothing aside (a person's new turn would): the charge still waits.
+    assert [p["id"] for p in refused["waiting"]] == [pause["id"]]
+
+
+def test_what_the_proposer_records_commits_with_the_run_and_its_pause_or_neither_does():
+    noted: list[str] = []
+    write = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="charge_card",
+                         arguments={"order_id": "4411", "amount": 40}, on_run=noted.append)
+    assert noted == [write["run"]] and Interrupt.objects.get().run_id == write["run"]
+
+    def fails(run_id: str) -> None:
+        raise RuntimeError("the proposer's record failed")
+
+    with pytest.raises(RuntimeError):
+        call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="charge_card",
+                     arguments={"order_id": "4412", "amount": 5}, on_run=fails)
+    assert list(Run.objects.values_list("id", flat=True)) == [write["run"]]  # no run, no pause without the record
+    assert Interrupt.objects.count() == 1
+
+
+def test_a_rollback_closes_what_waits_so_a_later_answer_is_stale():
+    pause = make_waiting("charge_card", order_id="4411", amount=40)
+    done = thread_rollback(thread_id="t-1", by="operator")
+    assert done["waiting"] == [] and done["runs"] == [Run.objects.get().id]
+    assert Interrupt.objects.get(pk=pause["id"]).status == "cancelled"
+    with pytest.raises(Stale):
+        answer(pause, "approve")
+    assert shop.charges() == [] and Run.objects.get().status == "cancelled"
+
+
+def test_an_edit_the_check_refuses_leaves_the_pause_open_and_says_why():
+    pause = make_waiting("charge_card", order_id="4411", amount=40)
+    with pytest.raises(InvalidAnswer) as refused:
+        pause_edit(pause_id=pause["id"], token=pause["token"], values={"amount": "forty"}, by="ana")
+    assert refused.value.body()["rule"] == "arguments" and "amount" in refused.value.body()["detail"]
+    assert Interrupt.objects.get(pk=pause["id"]).status == "open" and Run.objects.get().status == "waiting"
+    edited = pause_edit(pause_id=pause["id"], token=pause["token"], values={"amount": "35"}, by="ana")
+    again = edited["waiting"][0]
+    assert again["id"] != pause["id"] and {"name": "amount", "value": 35, "origin": "staff"} in again["arguments"]
+    assert Interrupt.objects.get(pk=pause["id"]).status == "edited" and shop.charges() == []
+
+
+def test_an_answer_takes_the_threads_lock_before_any_other_row(settings):
+    pause = make_waiting("archive_order", order_id="4412")
+    with CaptureQueriesContext(connection) as sent:
+        answer(pause, "skip")
+    statements = [q["sql"] for q in sent.captured_queries]
+    begin = next(i for i, sql in enumerate(statements) if sql.upper().startswith("BEGIN"))
+    first = statements[begin + 1]
+    if connection.vendor == "postgresql":
+        assert first.startswith('SELECT "threads_thread"."id"') and first.endswith("FOR UPDATE"), first
+    else:  # SQLite's BEGIN IMMEDIATE is the database's write lock
+        assert statements[begin].upper() == "BEGIN IMMEDIATE"

@@ -1,0 +1,152 @@
+"""Mirrored pauses: another system's question kept as Stalwart pauses, its
+answer handed back (SPEC §16: a LangGraph graph's interrupt).
+
+A graph run elsewhere stops at an interrupt; its bridge mirrors it here as a
+**run of its own** whose id it derives (the thread, the interrupt, the
+value's digest and a generation), one step per thing asked (an action
+request, or the question), each waiting on a pause. Nothing runs here: the
+pause is answered through the same claim, token and audit as any other
+(``services.pause_answer``), and ``decisions._handback`` keeps the decision
+on its step, ``handed_back`` (or ``skipped``, for a refusal), for the bridge
+to hand back to the graph once every pause of the run is answered. A
+step's life::
+
+    waiting --an answer--> handed_back | skipped
+            --an edit--> waiting (a new generation: a new id and token)
+            --the interrupt went away--> superseded
+
+``pause_mirror`` is idempotent: mirroring the same interrupt again (another
+call, another process) finds the run and changes nothing, so its pauses
+keep their ids. ``handback_edit`` is an edit: the old pause closes as
+``edited`` and the same step pauses again under the new arguments, a new id
+and token; it never names another tool. ``handback_close`` closes what still
+waits of a mirror whose interrupt is no longer pending.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError
+from django.utils.translation import gettext_lazy as _
+
+from threads.engine.decisions import DETAIL_STALE, pause_find
+from threads.engine.lifecycle import run_status_set, step_status_set
+from threads.engine.pauses import pause_close, pause_open, run_pauses_close, token_for
+from threads.engine.progress import Progress, new_id
+from threads.engine.reads import run_answer, stale_body
+from threads.engine.turns import thread_open
+from threads.engine.unit import unit
+from threads.errors import InvalidAnswer, Stale
+from threads.models import Event, Interrupt, Message, Run, Step
+from threads.tokens import token_matches
+
+DETAIL_OTHER_TOOL = _("An edit changes the arguments of {tool}; it cannot name another tool ({other}).")
+DETAIL_NOT_MIRRORED = _("Only a mirrored call waiting for approval can be edited this way.")
+DETAIL_EDIT_UNCHANGED = _("No value changed: approve or reject it instead.")
+DETAIL_EDIT_SHAPE = _('An edit is {"name"?: <the same tool>, "args": {...}} with the new arguments.')
+
+
+def _arguments(values: dict[str, Any], origin: str) -> list[dict[str, Any]]:
+    return [{"name": str(k), "value": v, "origin": origin} for k, v in sorted(values.items())]
+
+
+def pause_mirror(*, thread_id: str, session_hash: str, agent: str, run_id: str, text: str,
+                 asks: list[dict[str, Any]], source: dict[str, Any], language: str = "en") -> dict[str, Any]:
+    """Mirror one interrupt as the run ``run_id`` of ``thread_id``: one step
+    and one open pause per entry of ``asks`` (``{"kind": "confirm" | "ask",
+    "tool", "arguments": {...}, "origin", "choices", "question", "ask"?,
+    "description"?}``), in their order. ``source`` is kept on the run's plan
+    (where the interrupt came from). Mirrored already: the run as it is."""
+    if Run.objects.filter(pk=run_id).exists():
+        return run_answer(Run.objects.get(pk=run_id))
+    try:
+        with unit(thread_id, lock=False) as u:
+            thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=agent)
+            run = Run.objects.create(id=run_id, thread=thread, agent=agent, language=language, text=text,
+                                     plan={"handback": source, "calls": []})
+            message = Message.objects.create(id=new_id("m"), thread=thread, run=run, role=Message.Role.PERSON,
+                                             text=text, language=language)
+            u.event(Event.Type.TURN, {"run": run.id, "message": message.id, "text": text, "language": language,
+                                      "superseded": []})
+            progress = Progress(run=run, notices=u.notices)
+            for index, ask in enumerate(asks, start=1):
+                arguments = _arguments(dict(ask.get("arguments") or {}), str(ask.get("origin") or "model"))
+                step = Step.objects.create(run=run, index=index, tool=str(ask.get("tool") or ""),
+                                           kind=Step.Kind.WRITE, arguments=arguments,
+                                           reasons=list(ask.get("reasons") or []))
+                _open(u, run, step, ask)
+    except IntegrityError:  # another process mirrored the same interrupt at the same moment: its run
+        return run_answer(Run.objects.get(pk=run_id))
+    return run_answer(progress.run, not_notified=_not_notified(progress))
+
+
+def _not_notified(progress: Progress) -> list[dict[str, Any]]:
+    from threads.engine.notify import not_notified
+
+    return not_notified(progress.notices)
+
+
+def _open(u: Any, run: Run, step: Step, ask: dict[str, Any]) -> Interrupt:
+    kind = Interrupt.Kind.ASK if ask.get("kind") == "ask" else Interrupt.Kind.CONFIRM
+    payload: dict[str, Any] = {
+        "question": str(ask.get("question") or ""), "arguments": step.arguments, "reasons": step.reasons,
+        "irreversible": False, "handback": True,
+    }
+    if ask.get("description"):
+        payload["description"] = str(ask["description"])
+    if kind == Interrupt.Kind.ASK:
+        payload["ask"] = ask.get("ask")
+        payload["value"] = ask.get("value")
+        payload["argument"] = None
+    choices = None if kind == Interrupt.Kind.ASK else [str(c) for c in ask.get("choices") or ["approve", "reject"]]
+    return pause_open(u, run=run, step=step, kind=kind, tool=step.tool, payload=payload, choices=choices)
+
+
+def handback_edit(*, thread_id: str, pause_id: str, token: str, edit: Any, by: str, via: str) -> dict[str, Any]:
+    """An edit of a mirrored call: the same tool, new arguments (origin
+    ``person``), paused again under a new id and token; the old pause closes
+    as ``edited``. Another tool, or an edit of another shape, is 422; a pause
+    no longer open, or another token, 409."""
+    with unit(thread_id) as u:
+        pause = pause_find(thread_id, pause_id)
+        if not pause.payload.get("handback") or pause.kind != Interrupt.Kind.CONFIRM or pause.step is None:
+            raise InvalidAnswer(DETAIL_NOT_MIRRORED)
+        if pause.status != Interrupt.Status.OPEN or not token_matches(token_for(pause), token):
+            raise Stale(DETAIL_STALE, **stale_body(pause, thread_id))
+        if not isinstance(edit, dict) or not isinstance(edit.get("args"), dict):
+            raise InvalidAnswer(DETAIL_EDIT_SHAPE)
+        name = edit.get("name", pause.tool)
+        if name != pause.tool:
+            raise InvalidAnswer(str(DETAIL_OTHER_TOOL).format(tool=pause.tool, other=name), rule="edit_tool")
+        step, run = pause.step, pause.run
+        before = {a["name"]: a.get("value") for a in step.arguments}
+        after = dict(edit["args"])
+        changed = {k: v for k, v in after.items() if before.get(k, object()) != v}
+        if not changed and set(after) == set(before):
+            raise InvalidAnswer(DETAIL_EDIT_UNCHANGED)
+        if not pause_close(u, pause, status=Interrupt.Status.EDITED, decision="edit", answer={"arguments": changed},
+                           by=by, via=via, arguments=changed):
+            raise Stale(DETAIL_STALE, **stale_body(pause, thread_id))
+        step.arguments = [{"name": k, "value": v, "origin": "person" if k in changed else
+                           next((a.get("origin", "model") for a in step.arguments if a["name"] == k), "model")}
+                          for k, v in sorted(after.items())]
+        step.generation += 1
+        step_status_set(step, Step.Status.PLANNED)
+        run_status_set(run, Run.Status.RUNNING)
+        ask = {"kind": "confirm", "tool": step.tool, "question": pause.payload.get("question", ""),
+               "choices": pause.payload.get("choices"), "description": pause.payload.get("description")}
+        _open(u, run, step, ask)
+        progress = Progress(run=run, notices=u.notices)
+    return run_answer(progress.run, not_notified=_not_notified(progress))
+
+
+def handback_close(*, run_id: str, by: str = "") -> list[str]:
+    """The interrupt ``run_id`` mirrors is no longer pending (the graph went
+    on without Stalwart, or was answered elsewhere): what still waits of it
+    closes as superseded, its steps too. The ids closed."""
+    run = Run.objects.select_related("thread").get(pk=run_id)
+    with unit(run.thread_id) as u:
+        closed = run_pauses_close(u, run, status=Interrupt.Status.SUPERSEDED, by=by)  # their steps: cancelled
+        run_status_set(run, Run.Status.SUPERSEDED, expect=(Run.Status.WAITING, Run.Status.RUNNING))
+    return closed

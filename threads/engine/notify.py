@@ -1,0 +1,55 @@
+"""Who is told of a pause, without the engine importing them.
+
+The engine tells of a new pause (``NOTICE_WAITING``), of one that expired
+(``NOTICE_EXPIRED``) and of one that escalates (``NOTICE_ESCALATION``) through
+a **notifier**: a small protocol that the answering side implements and
+settings name by dotted path (``STALWART_NOTIFIER``, as Django names its
+``SESSION_ENGINE``). Nothing is registered at run time and nothing calls
+upward: the engine loads the class the settings name.
+
+``store`` runs inside the pause's transaction (``unit.Unit.notify``), so a
+durable notice exists exactly when the pause does; it must not call out from
+there: delivery happens after commit. ``undelivered`` runs after commit, with
+the handles ``store`` gave back, and says which notices could not be
+delivered at once: the answer lists them under ``not_notified``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, Protocol
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from threads.models import Interrupt
+
+NOTICE_WAITING = "waiting"
+NOTICE_EXPIRED = "expired"
+NOTICE_ESCALATION = "escalation"
+
+
+class Notifier(Protocol):
+    def store(self, pause: Interrupt, notice: str) -> list[Any]:
+        """Inside the pause's transaction: keep what must be delivered; handles to it."""
+
+    def undelivered(self, handles: list[Any]) -> list[dict[str, Any]]:
+        """After commit: what of ``handles`` was not delivered at once (SPEC §11's ``not_notified``)."""
+
+
+@cache
+def _load(path: str) -> Notifier:
+    notifier_class = import_string(path)
+    return notifier_class()  # type: ignore[no-any-return]
+
+
+def notifier() -> Notifier | None:
+    """The notifier settings name (``STALWART_NOTIFIER``), or None: nobody is told."""
+    path = getattr(settings, "STALWART_NOTIFIER", "")
+    return _load(path) if path else None
+
+
+def not_notified(handles: list[Any]) -> list[dict[str, Any]]:
+    """After the last commit of a call into the engine: its notices not delivered at once."""
+    told = notifier()
+    return told.undelivered(handles) if told is not None and handles else []

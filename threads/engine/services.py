@@ -1,0 +1,175 @@
+"""The engine's doors: the few functions a view, a command, the console, the
+Python API or another protocol's gateway calls (``threads.engine`` exports
+them; ``approvals`` and ``stalwart_site`` may import nothing else of the
+engine, an import-linter contract says so).
+
+Each one does its work in the engine's units of work and returns SPEC §10's
+message answer, **read after its last commit** (``reads.run_answer``) with
+``not_notified`` filled from the notices its units stored. A resume with
+``approve``, walked:
+
+1. ``pause_answer``'s first unit locks the thread, finds the pause, checks it
+   (deadline, open, token, decision, answer, four eyes) and claims it
+   (``decisions.pause_claim``), applies the decision (``decision_apply``,
+   which says what follows), and takes the run's next steps up to the call
+   to send: that step claimed ``running`` under this worker's lease, its
+   receipt stored (``advance.advance_segment``). Commit.
+2. The call is sent, outside any transaction (``advance.run_advance``).
+3. Its unit locks the thread, reads the run and its steps, records the
+   outcome by its verdict (``execute.sent_record``), decides the steps after
+   it, writes the reply. Commit.
+4. The answer is read (``reads.run_answer``) and returned to the view.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from catalogue import registry
+from catalogue.plan import Argument, Call, Plan
+from threads.engine.advance import advance_segment, run_advance
+from threads.engine.decisions import DETAIL_NO_PAUSE, Follow, decision_apply, pause_claim, pause_find
+from threads.engine.delegate import delegate_run
+from threads.engine.edits import pause_edit_in
+from threads.engine.execute import Prepared
+from threads.engine.notify import not_notified
+from threads.engine.progress import Progress
+from threads.engine.reads import run_answer, steps_read
+from threads.engine.replies import reply_write
+from threads.engine.saga import saga_run
+from threads.engine.steps import run_taint_carry
+from threads.engine.turns import run_start, thread_open
+from threads.engine.turns import turn_submit as _turn
+from threads.engine.unit import unit
+from threads.errors import InvalidAnswer, InvalidDecision, NotFound, Stale
+from threads.models import Interrupt, Run
+
+
+def answer_of(progress: Progress) -> dict[str, Any]:
+    """SPEC §10's message answer for what ``progress`` did, read now."""
+    return run_answer(progress.run, reply=progress.reply, not_notified=not_notified(progress.notices))
+
+
+def turn_submit(*, thread_id: str, session_hash: str, text: str, language: str | None = None,
+                context: dict[str, Any] | None = None, privileges: list[str] | tuple[str, ...] = (),
+                agent: str | None = None) -> dict[str, Any]:
+    """A person's turn (SPEC §10's ``POST /threads/{id}/messages``)."""
+    return answer_of(_turn(thread_id=thread_id, session_hash=session_hash, text_=text, language=language,
+                           context=context, privileges=privileges, agent_name=agent))
+
+
+def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dict[str, Any],
+                 origin: str = "agent", agent: str | None = None, language: str | None = None,
+                 context: dict[str, Any] | None = None, privileges: list[str] | tuple[str, ...] = (),
+                 text: str = "", session_taint: bool = False,
+                 on_run: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """One call another agent (or a model) proposes, as a run of one step:
+    the same check, pauses, receipts and console as a turn's call, with every
+    argument of ``origin``, but for those the ``context`` gives (origin
+    ``context``, and they win: the caller's context is its own, the proposer's
+    arguments are not). Unlike a person's turn, it sets nothing aside: earlier
+    calls that wait go on waiting. ``session_taint``: a ``reads_outside`` tool that ran
+    earlier in the thread taints this call too (a gateway's session is its
+    thread). ``text`` is what the thread's trace shows as the turn.
+    ``on_run(run_id)`` is called inside the transaction that stores the new
+    run, so what the proposer records about the call commits with the run
+    and its pause, or neither does (a worker killed in between leaves no
+    pause that its record would not find again)."""
+    spec = registry.get_agent(agent)
+    lang = registry.choose_language(spec, language)
+    withdrawn = registry.withdrawn_tools(spec)
+    found = spec.tool(tool)
+    given = dict(arguments)
+    origins = {name: origin for name in given}
+    for name, value in (context or {}).items():
+        if found is not None and name in found.properties:
+            given[name], origins[name] = value, "context"
+    call = Call(step=1, tool=tool, arguments=tuple(Argument(str(k), v, origins[k]) for k, v in sorted(given.items())))
+    plan = Plan(language=lang, read=True, calls=(call,))
+    with unit(thread_id, lock=False) as u:
+        thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=spec.name)
+        progress, steps = run_start(u, thread=thread, agent=spec, text_=text or f"{tool} {json.dumps(arguments)}",
+                                    language=lang, plan=plan, calls=[call], context=context or {},
+                                    privileges=list(privileges), new_thread=created, supersede=False)
+        if session_taint and not created:
+            run_taint_carry(progress.run)
+        if on_run is not None:
+            on_run(progress.run.id)
+        prepared = advance_segment(u, progress, spec, withdrawn, steps)
+        if prepared is None:
+            reply_write(u, progress)
+    if prepared is not None:
+        run_advance(progress, prepared=prepared)
+    return answer_of(progress)
+
+
+def pause_answer(*, thread_id: str, pause_id: str, decision: str, token: str, answer: Any = None, by: str = "",
+                 via: str = "", check_token: bool = True) -> dict[str, Any]:
+    """Answer one pause of the thread; the others stay open (SPEC §7). A
+    refused answer (409, 422) still commits what its checks closed (a pause
+    found past its deadline) and changes nothing else."""
+    error: Stale | InvalidDecision | InvalidAnswer | None = None
+    follow, prepared = Follow.REPLY, None
+    with unit(thread_id) as u:
+        pause = pause_find(thread_id, pause_id)
+        progress = Progress(run=pause.run, notices=u.notices)
+        try:
+            value = pause_claim(u, pause, decision=decision, token=token, answer=answer, by=by, via=via,
+                                check_token=check_token)
+        except (Stale, InvalidDecision, InvalidAnswer) as err:
+            error = err
+        else:
+            follow = decision_apply(u, progress, pause, decision, value)
+            if follow is Follow.STEPS:  # the next steps in this unit: the claim commits with the call's receipt
+                prepared = _steps_next(u, progress)
+            elif follow is Follow.REPLY:
+                reply_write(u, progress)
+    if error is not None:
+        raise error
+    _carry_on(progress, follow, prepared)
+    return answer_of(progress)
+
+
+def _steps_next(u: Any, progress: Progress) -> Prepared | None:
+    spec = registry.get_agent(progress.run.agent)
+    steps, _ = steps_read(progress.run, run_too=True)
+    prepared = advance_segment(u, progress, spec, registry.withdrawn_tools(spec), steps)
+    if prepared is None:
+        reply_write(u, progress)
+    return prepared
+
+
+def _carry_on(progress: Progress, follow: Follow, prepared: Prepared | None) -> None:
+    """After the answer's commit: what ``decision_apply`` said follows."""
+    if follow is Follow.STEPS and prepared is not None:
+        run_advance(progress, prepared=prepared)
+    elif follow is Follow.FLOW:
+        run_advance(progress)
+    elif follow is Follow.SAGA:
+        saga_run(progress)  # undo what the run did (SPEC §8), after the claim
+    elif follow is Follow.MODEL:
+        delegate_run(progress)
+
+
+def pause_edit(*, pause_id: str, token: str, values: dict[str, str], by: str, via: str = Interrupt.Via.CONSOLE,
+               origin: str = "staff") -> dict[str, Any]:
+    """Change argument values of an open confirm (the console; an AG-UI
+    client's ``editedArgs``): checked first; taken, the old pause closes as
+    ``edited`` and the call waits again as a new proposal, the changed
+    values of ``origin``."""
+    thread_id = Interrupt.objects.filter(pk=pause_id).values_list("thread_id", flat=True).first()
+    if thread_id is None:
+        raise NotFound(DETAIL_NO_PAUSE)
+    with unit(thread_id) as u:
+        progress, prepared = pause_edit_in(u, pause_find(thread_id, pause_id), token=token, values=values, by=by,
+                                           via=via, origin=origin)
+    if prepared is not None:
+        run_advance(progress, prepared=prepared)
+    return answer_of(progress)
+
+
+def run_read(run_id: str) -> dict[str, Any]:
+    """SPEC §10's message answer for a run as it stands (no reply of its own)."""
+    return run_answer(Run.objects.get(pk=run_id))
