@@ -12,15 +12,13 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from approvals.answers import interrupt_answer
 from approvals.errors import SignatureInvalid
 from approvals.webhooks import HEADER, verify
 from threads import openapi as doc
 from threads.api import SessionApi, StrictCharField, no_nul
-from threads.engine import take_failures
-from threads.errors import NotFound
-from threads.models import Thread
-from threads.selectors import answer_view, thread_access
+from threads.engine import pause_answer
+from threads.models import Interrupt
+from threads.selectors import thread_access, thread_by_key
 
 security = logging.getLogger("stalwart.security")
 DETAIL_SIGNATURE = _("This server takes answers only with a valid Stalwart-Signature.")
@@ -58,19 +56,16 @@ class ThreadResumeApi(SessionApi):
             raise SignatureInvalid(DETAIL_SIGNATURE)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        if secret:  # the signed channel may answer any thread's pauses (SPEC §10)
-            thread = Thread.objects.filter(pk=thread_id).first()
-            if thread is None:
-                raise NotFound()
+        if secret:  # the signed channel may answer any thread's pauses, named by their key (SPEC §10)
+            thread = thread_by_key(thread_id)
         else:
             thread = thread_access(thread_id=thread_id, session=self.session)
-        take_failures()
-        advance = interrupt_answer(
-            thread=thread,
-            interrupt_id=data.validated_data["interrupt_id"],
+        return Response(pause_answer(
+            thread_id=thread.id,
+            pause_id=data.validated_data["interrupt_id"],
             decision=data.validated_data["decision"],
             token=data.validated_data["token"],
             answer=data.validated_data.get("answer"),
-            answered_by="signed channel" if secret else "session",
-        )
-        return Response(answer_view(advance, not_notified=take_failures()))
+            by="signed channel" if secret else "session",
+            via=Interrupt.Via.SIGNED_CHANNEL if secret else Interrupt.Via.HTTP,
+        ))

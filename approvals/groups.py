@@ -1,9 +1,11 @@
 """The console's two groups and what each may do (SPEC §12): plain data, read
-by the data migration that makes them (``0003_staff_groups``) and by
+by the data migrations that make them (``0005_staff_groups``, and those that
+give them more later, ``0009_operators_read_feedback``) and by
 ``staff_create`` (which makes them again where a test flushed the tables).
 
 ``approvers`` answer pauses and see threads; ``operators`` also roll back,
-withdraw and restore tools, and change settings. Two permissions are the
+withdraw and restore tools, change settings, read the feedback list, and make
+and revoke MCP clients' keys. Two permissions are the
 console's own: ``threads.answer_interrupt`` and ``threads.rollback_run``.
 """
 
@@ -29,6 +31,9 @@ OPERATOR_PERMISSIONS: list[tuple[str, str, str]] = [
     ("catalogue", "withdrawal", "view_withdrawal"), ("catalogue", "withdrawal", "add_withdrawal"),
     ("catalogue", "withdrawal", "change_withdrawal"), ("catalogue", "withdrawal", "delete_withdrawal"),
     ("catalogue", "agentsetting", "view_agentsetting"), ("catalogue", "agentsetting", "change_agentsetting"),
+    ("threads", "feedback", "view_feedback"),
+    ("approvals", "mcpclient", "view_mcpclient"), ("approvals", "mcpclient", "add_mcpclient"),
+    ("approvals", "mcpclient", "change_mcpclient"),
 ]
 GROUPS: dict[str, list[tuple[str, str, str]]] = {APPROVERS: APPROVER_PERMISSIONS, OPERATORS: OPERATOR_PERMISSIONS}
 

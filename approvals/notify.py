@@ -1,25 +1,32 @@
-"""Telling the outside world of a new pause (SPEC §11's ``on_interrupt``).
+"""Telling the outside world of a pause (SPEC §11's ``on_interrupt``).
 
 ``stalwart_site.serve.make_app(on_interrupt=[...])`` (and ``stalwart serve
---webhook``) registers listeners (``approvals.listeners``).
-``ApprovalsConfig.ready`` hooks ``notify_pause`` into the engine: inside the
-pause's transaction it stores one ``Delivery`` per listener
-(``approvals.outbox``), sent after commit, off the request's path. A listener
-that fails never fails the turn: what could not be delivered at once is
-listed under ``not_notified`` (``approvals.outbox.not_notified_take``).
+--webhook``) registers listeners (``approvals.listeners``). The engine tells
+of a pause through the notifier settings name (``STALWART_NOTIFIER``:
+``OutboxNotifier``, the engine's ``Notifier`` protocol): inside the pause's
+transaction it stores one ``Delivery`` per listener (``approvals.outbox``),
+sent after commit, off the request's path. A listener that fails never fails
+the turn: what could not be delivered at once is listed under
+``not_notified`` (``OutboxNotifier.undelivered``).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from approvals.listeners import listener_key, listeners, set_listeners
-from approvals.outbox import deliveries_enqueue
+from approvals.outbox import deliveries_enqueue, deliveries_undelivered
 from threads.models import Interrupt
 
-__all__ = ["listener_key", "listeners", "notify_pause", "set_listeners"]
+__all__ = ["OutboxNotifier", "listener_key", "listeners", "set_listeners"]
 
 
-def notify_pause(pause: Interrupt, type_: str = "waiting") -> None:
-    """Store a delivery per listener, in the pause's transaction."""
-    targets = list(listeners())
-    if targets:
-        deliveries_enqueue(pause=pause, type_=type_, targets=targets)
+class OutboxNotifier:
+    """The engine's notifier: a durable outbox row per listener, first tried after commit."""
+
+    def store(self, pause: Interrupt, notice: str) -> list[Any]:
+        targets = list(listeners())
+        return deliveries_enqueue(pause=pause, type_=notice, targets=targets) if targets else []
+
+    def undelivered(self, handles: list[Any]) -> list[dict[str, Any]]:
+        return deliveries_undelivered([int(h) for h in handles])

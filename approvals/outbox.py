@@ -1,11 +1,12 @@
 """The durable outbox of pause notifications (SPEC §11).
 
 A ``Delivery`` row per listener is written in the transaction that opens the
-pause (``deliveries_enqueue``, through the engine's hook), so a notice exists
+pause (``deliveries_enqueue``, by the engine's notifier: ``approvals.notify``), so a notice exists
 exactly when its pause does. After commit the first attempt goes to a small
 thread pool (``deliveries_kick``): the request never waits on a receiver.
 Every ``serve`` process also drains the table once a second
-(``outbox_start``), taking what is due. A row's life::
+(``outbox_drain``, called by the process's worker: ``stalwart_site.worker``),
+taking what is due. A row's life::
 
     pending --claim--> delivering --answered 2xx--> delivered
                                   --failed--> pending, later (backoff) | failed (given up)
@@ -28,8 +29,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
-import os
-import socket
 import threading
 from dataclasses import dataclass
 from datetime import timedelta
@@ -43,8 +42,7 @@ from django.utils import timezone
 from approvals.listeners import listeners
 from approvals.models import Delivery, WebhookEndpoint
 from approvals.webhooks import Webhook, delivery_body, new_message_id
-from threads.engine import present
-from threads.engine.hooks import NOTICE_ESCALATION, NOTICE_WAITING
+from threads.engine import NOTICE_ESCALATION, NOTICE_WAITING, present, worker_id
 from threads.models import Interrupt
 
 log = logging.getLogger("stalwart.outbox")
@@ -61,13 +59,10 @@ POOL_SIZE = 8
 ERROR_PENDING = "no answer yet; retrying"
 ERROR_GONE = "410 Gone: the endpoint is disabled until an operator re-enables it"
 
-WORKER = f"{socket.gethostname()}:{os.getpid()}"[:100]
-
-_local = threading.local()
+_in_flight: dict[int, concurrent.futures.Future[None]] = {}  # first attempts not finished yet, by delivery id
+_in_flight_lock = threading.Lock()
 _pool: concurrent.futures.ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
-_drainer: threading.Thread | None = None
-_stop = threading.Event()
 
 
 def pool() -> concurrent.futures.ThreadPoolExecutor:
@@ -94,21 +89,30 @@ def deliveries_enqueue(*, pause: Interrupt, type_: str, targets: list[str]) -> l
 
 
 def deliveries_kick(ids: list[int]) -> None:
-    """First attempts on the pool; this thread only remembers them for ``not_notified``."""
-    kicked = [(pk, pool().submit(_claim_and_attempt, pk)) for pk in ids]
-    _local.kicked = [*getattr(_local, "kicked", []), *kicked][-100:]
+    """First attempts on the pool, kept by id while they run (``deliveries_undelivered`` waits on them)."""
+    for pk in ids:
+        future = pool().submit(_claim_and_attempt, pk)
+        with _in_flight_lock:
+            _in_flight[pk] = future
+        future.add_done_callback(lambda _done, pk=pk: _forget(pk))
 
 
-def not_notified_take(wait: float | None = None) -> list[dict[str, Any]]:
-    """What this thread of the process kicked and is not delivered yet (after at
-    most ``wait`` s, ``FIRST_WAIT`` unless given)."""
-    kicked = getattr(_local, "kicked", [])
-    _local.kicked = []
-    if not kicked:
+def _forget(pk: int) -> None:
+    with _in_flight_lock:
+        _in_flight.pop(pk, None)
+
+
+def deliveries_undelivered(ids: list[int], wait: float | None = None) -> list[dict[str, Any]]:
+    """Of the deliveries ``ids``, those not delivered after their first attempts
+    had at most ``wait`` seconds (``FIRST_WAIT`` unless given) to finish."""
+    if not ids:
         return []
-    concurrent.futures.wait([f for _, f in kicked], timeout=FIRST_WAIT if wait is None else wait)
+    with _in_flight_lock:
+        running = [_in_flight[pk] for pk in ids if pk in _in_flight]
+    if running:
+        concurrent.futures.wait(running, timeout=FIRST_WAIT if wait is None else wait)
     out = []
-    for d in Delivery.objects.filter(pk__in=[pk for pk, _ in kicked]).order_by("pk"):
+    for d in Delivery.objects.filter(pk__in=ids).order_by("pk"):
         if d.status in (Delivery.Status.DELIVERED, Delivery.Status.SKIPPED):
             continue
         out.append({"interrupt": d.interrupt_id, "to": shown_target(d.target), "type": d.type,
@@ -136,7 +140,7 @@ def delivery_claim(pk: int) -> bool:
     """One conditional UPDATE: True for the one worker that takes this attempt."""
     now = timezone.now()
     return Delivery.objects.filter(_due(now), pk=pk).exclude(target__in=_disabled()).update(
-        status=Delivery.Status.DELIVERING, claimed_until=now + LEASE, claimed_by=WORKER) == 1
+        status=Delivery.Status.DELIVERING, claimed_until=now + LEASE, claimed_by=worker_id()[:100]) == 1
 
 
 def _claim_and_attempt(pk: int) -> None:
@@ -265,7 +269,7 @@ def _finish(d: Delivery, *, status: str, count: bool = True, error: str = "", de
     elif error:
         fields["last_error"] = error
     # Only the claim's holder records: a worker whose lease ran out records nothing.
-    Delivery.objects.filter(pk=d.pk, status=Delivery.Status.DELIVERING, claimed_by=WORKER).update(**fields)
+    Delivery.objects.filter(pk=d.pk, status=Delivery.Status.DELIVERING, claimed_by=worker_id()[:100]).update(**fields)
 
 
 # --- draining ----------------------------------------------------------------------------------
@@ -285,30 +289,6 @@ def outbox_drain() -> int:
             pool().submit(_attempt_claimed, pk)
             taken += 1
     return taken
-
-
-def outbox_start(interval: float = DRAIN_EVERY) -> None:
-    """The drain loop of a ``serve`` process (a daemon thread; once per process)."""
-    global _drainer
-    if _drainer is not None and _drainer.is_alive():
-        return
-    _stop.clear()
-
-    def loop() -> None:
-        while not _stop.wait(interval):
-            try:
-                outbox_drain()
-            except Exception:  # the database may be away for a moment: try again next round
-                log.warning("outbox drain failed", exc_info=True)
-            finally:
-                connections.close_all()
-
-    _drainer = threading.Thread(target=loop, name="stalwart-outbox-drain", daemon=True)
-    _drainer.start()
-
-
-def outbox_stop() -> None:
-    _stop.set()
 
 
 # --- endpoints ---------------------------------------------------------------------------------

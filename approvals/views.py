@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
+from django.contrib import admin
 from django.contrib.auth import login
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
@@ -26,17 +28,24 @@ def _client(request: HttpRequest) -> str:
     return str(request.META.get("REMOTE_ADDR") or "unknown")
 
 
+def _page(request: HttpRequest, error: str, status: int = 200) -> HttpResponse:
+    return render(request, "approvals/pair.html", {
+        **admin.site.each_context(request), "title": _("Pair this browser"), "error": error}, status=status)
+
+
 @require_http_methods(["GET", "POST"])
 def pair_view(request: HttpRequest) -> HttpResponse:
+    if not settings.STALWART_DEV_PAIR:
+        # Served only by `stalwart serve --dev-pair`: anywhere else there is no such page.
+        raise Http404
     if request.method != "POST":
-        return render(request, "approvals/pair.html", {"error": ""})
+        return _page(request, "")
     client = _client(request)
     wait = pairing_retry_after(client=client)
     if wait:
         # Refused unread, the right code too: otherwise the limit would only slow a guesser down.
         security.warning("pairing tries from %s refused for %s s (too many wrong codes)", client, wait)
-        response = render(request, "approvals/pair.html",
-                          {"error": _(DETAIL_TOO_MANY).format(seconds=wait)}, status=429)
+        response = _page(request, str(DETAIL_TOO_MANY).format(seconds=wait), status=429)
         response["Retry-After"] = str(wait)
         return response
     if pairing_code_claim(code=str(request.POST.get("code", ""))):
@@ -45,4 +54,4 @@ def pair_view(request: HttpRequest) -> HttpResponse:
         return redirect("/admin/")
     pairing_failure_record(client=client)
     security.warning("a wrong or used pairing code was entered (from %s)", client)
-    return render(request, "approvals/pair.html", {"error": _(DETAIL_BAD_CODE)}, status=400)
+    return _page(request, str(DETAIL_BAD_CODE), status=400)

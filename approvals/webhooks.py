@@ -33,6 +33,8 @@ from typing import Any
 
 import httpx
 
+from threads.strength import MAKE_ONE, MIN_SECRET_BYTES
+
 HEADER = "Stalwart-Signature"
 STANDARD_ID = "webhook-id"
 STANDARD_TIMESTAMP = "webhook-timestamp"
@@ -41,6 +43,8 @@ DEFAULT_TOLERANCE = 300
 STANDARD_PREFIX = "whsec_"
 MAX_HEADER = 4096  # room for a few v1= values during a rotation; longer is refused unread
 BLANK_SECRET = "A webhook needs a secret to sign with: a blank one would let anyone forge its deliveries."
+SHORT_SECRET = ("A webhook's secret must be at least {minimum} bytes ({length} given): one delivery is enough to "
+                "search a shorter one offline. Make one with: {make}")
 _STAMP_DIGITS = 12  # seconds since 1970 fit in 12 digits for the next 30,000 years
 
 
@@ -160,6 +164,9 @@ class Webhook:
     def __init__(self, url: str, secret: str, *, timeout: float = 5.0) -> None:
         if not isinstance(secret, str) or not secret.strip():
             raise ValueError(BLANK_SECRET)
+        length = len(standard_key(secret)) if secret.startswith(STANDARD_PREFIX) else len(secret.encode())
+        if length < MIN_SECRET_BYTES:
+            raise ValueError(SHORT_SECRET.format(minimum=MIN_SECRET_BYTES, length=length, make=MAKE_ONE))
         self.url = url
         self.secret = secret
         self.timeout = timeout

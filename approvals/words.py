@@ -29,6 +29,7 @@ REASONS = {
     "egress": _("it sends data out"),
     "argument_origin": _("the value of {argument} did not come from the person"),
     "tainted_call": _("an earlier step read from outside ({source})"),
+    "langgraph": _("a LangGraph graph asks before it runs it"),
 }
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from django.contrib.admin.views.main import ChangeList
 from django.core.paginator import EmptyPage, Page, Paginator
+from django.db import connections
 from django.utils.formats import number_format
 from django.utils.functional import cached_property
 from django.utils.translation import gettext
@@ -38,11 +39,29 @@ class QueuePaginator(Paginator):
         super().__init__(*args, **kwargs)
         self.last_known = 0  # the last page known to exist beyond the cap's pages (0: none read)
         self.end_known = False  # a page beyond the cap was read and nothing follows it
+        # Also count every open pause (the header's work waiting), in the same statement:
+        # set by the queue's admin for a person who may answer; read as ``open_count``.
+        self.count_open: Any = None  # a queryset of the open pauses, or None
+        self.open_count: int | None = None
 
     @cached_property
     def count(self) -> int:
         # At most cap + 1 rows, any order: the query stops there, whatever the queue's length.
-        return int(self.object_list.order_by().values("pk")[: self.cap + 1].count())
+        limited = self.object_list.order_by().values("pk")[: self.cap + 1]
+        if self.count_open is None:
+            return int(limited.count())
+        if str(limited.query) == str(self.count_open.order_by().values("pk")[: self.cap + 1].query):
+            self.open_count = int(limited.count())  # the unfiltered queue: one count is both
+            return self.open_count
+        # A filtered page: its count and the open pauses' in one statement (no query more).
+        mine, mine_params = limited.query.sql_with_params()
+        every, every_params = self.count_open.order_by().values("pk")[: self.cap + 1].query.sql_with_params()
+        with connections[limited.db].cursor() as cursor:
+            cursor.execute(f"SELECT (SELECT COUNT(*) FROM ({mine}) mine), (SELECT COUNT(*) FROM ({every}) every_open)",
+                           [*mine_params, *every_params])
+            here, everywhere = cursor.fetchone()
+        self.open_count = int(everywhere)
+        return int(here)
 
     @property
     def capped(self) -> bool:

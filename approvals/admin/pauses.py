@@ -2,8 +2,8 @@
 
 The queue lists open pauses, oldest first (the status filter defaults to
 "open"). A pause's page shows the call in words and one CSRF-protected POST
-button per answer its kind takes. Every answer goes through
-``approvals.answers.interrupt_answer`` with the token rendered into the page,
+button per answer its kind takes. Every answer goes through the engine's
+``pause_answer`` with the token rendered into the page,
 exactly as ``POST /threads/{id}/resume``: the same claim, the same staleness.
 Staff may answer any thread's pause; the answer records the staff username.
 The view checks ``threads.answer_interrupt``; the template only hides.
@@ -16,80 +16,55 @@ from typing import Any
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from django.utils.timesince import timesince
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from approvals import langgraph
+from approvals.admin.answers import (
+    BULK_NOT_CONFIRM,
+    MESSAGE_ANSWERED,
+    MESSAGE_ANSWERED_CALL,
+    MESSAGE_EDITED,
+    SELECT_FOR_ACTION,
+    answerable_from_row,
+    answered_message,
+    back_to,
+    outcome_of,
+    row_token,
+    stale_message,
+    when,
+)
+from approvals.admin.filters import AgentFilter, GraphFilter, SourceFilter, StatusFilter
 from approvals.admin.paging import QueueChangeList, QueuePaginator
-from approvals.answers import interrupt_answer
-from approvals.edits import edited_by, four_eyes_check, interrupt_edit
-from approvals.errors import InvalidAnswer, InvalidDecision, Stale
+from approvals.admin.rows import call_words, first_reason, irreversible_mark, source_words, time_left
 from approvals.words import decision_words, origin_words, reason_words
 from catalogue import registry
 from catalogue.agentfile import AgentFileError
-from threads.engine import token_for
-from threads.errors import NotFound
-from threads.models import PAUSE_ANSWERS, Interrupt
+from threads.engine import edited_by, pause_answer, pause_edit, successor_of, token_for
+from threads.errors import InvalidAnswer, InvalidDecision, NotFound, Stale
+from threads.keys import SEPARATOR, thread_name
+from threads.models import PAUSE_ANSWERS, Interrupt, Step, Thread
 
 ANSWER_PERMISSION = "threads.answer_interrupt"
-MESSAGE_ANSWERED = _("Answered: {decision}.")
-MESSAGE_STALE_WON = _("Nothing changed: this pause was already answered “{decision}” by {who} at {when}.")
-MESSAGE_STALE_CLOSED = _("Nothing changed: this pause is no longer open ({status}).")
-MESSAGE_EDITED = _("Edited: the call was checked again and waits as a new proposal.")
-MESSAGE_STALE_TOKEN = _("Nothing changed: the call changed since this page was shown. Open the pause again.")
+MAX_NAMESAKES = 500  # the sessions' threads of one id a search by that id lists
+ROW_DECISIONS = ("approve", "skip")  # a confirm's answers on its row (cancel_all needs its page)
 
 
-class StatusFilter(admin.SimpleListFilter):
-    """Open pauses unless another status (or all) is chosen."""
-
-    title = _("status")
-    parameter_name = "status"
-    ALL = "all"
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
-        return [*Interrupt.Status.choices, (self.ALL, _("All"))]
-
-    def choices(self, changelist: Any) -> Any:
-        current = self.value() or Interrupt.Status.OPEN
-        for value, title in self.lookup_choices:
-            yield {"selected": current == value, "display": title,
-                   "query_string": changelist.get_query_string({self.parameter_name: value})}
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
-        value = self.value() or Interrupt.Status.OPEN
-        return queryset if value == self.ALL else queryset.filter(status=value)
+CONSOLE_MIRRORED = ("approve", "reject")
 
 
-class AgentFilter(admin.SimpleListFilter):
-    """The agents the agent file serves: no DISTINCT over the whole queue."""
-
-    title = _("agent")
-    parameter_name = "agent"
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        try:
-            return [(a.name, a.name) for a in registry.agent_file().agents]
-        except (registry.NoAgentFile, AgentFileError):
-            return []
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
-        return queryset.filter(agent=self.value()) if self.value() else queryset
-
-
-def successor_of(pause: Interrupt) -> Interrupt | None:
-    """The proposal an edited pause became (the step's newest other pause)."""
-    if pause.step_id is None:
-        return None
-    return (Interrupt.objects.filter(step_id=pause.step_id, created_at__gte=pause.created_at)
-            .exclude(pk=pause.pk).order_by("-created_at").first())
+def buttons_of(pause: Interrupt) -> list[str]:
+    if pause.payload.get("handback"):
+        return [d for d in pause.payload.get("choices") or [] if d in CONSOLE_MIRRORED]
+    return list(PAUSE_ANSWERS[pause.kind])
 
 
 def _tool_names() -> set[str]:
@@ -99,29 +74,17 @@ def _tool_names() -> set[str]:
         return set()
 
 
-def when(moment: Any) -> str:
-    return date_format(timezone.localtime(moment), "DATETIME_FORMAT") if moment else ""
-
-
-def stale_message(extra: dict[str, Any]) -> str:
-    pause = extra.get("interrupt") or {}
-    if pause.get("status") == Interrupt.Status.ANSWERED:
-        answered_at = pause.get("answered_at")
-        moment = when(timezone.datetime.fromisoformat(answered_at)) if answered_at else ""
-        return str(MESSAGE_STALE_WON).format(decision=decision_words(pause.get("decision") or ""),
-                                             who=pause.get("answered_by") or gettext("the customer"), when=moment)
-    if pause.get("status") == Interrupt.Status.OPEN:
-        return str(MESSAGE_STALE_TOKEN)
-    return str(MESSAGE_STALE_CLOSED).format(status=Interrupt.Status(pause.get("status")).label
-                                            if pause.get("status") in Interrupt.Status.values else "")
-
-
 @admin.register(Interrupt)
 class InterruptAdmin(admin.ModelAdmin):
-    list_display = ["kind", "thread_link", "tool", "reasons_column", "irreversible_column", "age_column",
-                    "status", "answered_column"]
-    list_display_links = ["kind"]
-    list_filter = ["kind", AgentFilter, StatusFilter]
+    # With the actions' checkbox first, the age is column 5 (``?o=-5``: newest first), as before.
+    # A row's answers come right after what it asks, so they stay in sight beside both sidebars;
+    # the irreversible mark opens the call's words (only when true).
+    list_display = ["kind", "call_column", "row_actions", "reason_column", "age_column", "left_column",
+                    "thread_link", "status", "answered_column"]
+    empty_value_display = ""  # a false irreversible, no deadline: nothing, not Django's "-"
+    list_display_links = ["call_column"]
+    actions = ["approve_selected", "skip_selected"]
+    list_filter = ["kind", AgentFilter, StatusFilter, SourceFilter, GraphFilter]
     search_fields = ["thread__id", "tool"]
     # The queue at scale (docs/decisions.md): each filter's rows come off an index of
     # threads.Interrupt in this order (ties by id, the same way); no join, as a row shows
@@ -137,39 +100,108 @@ class InterruptAdmin(admin.ModelAdmin):
     # --- the queue ------------------------------------------------------------
     def get_search_results(self, request: HttpRequest, queryset: QuerySet[Interrupt],
                            search_term: str) -> tuple[QuerySet[Interrupt], bool]:
-        # A tool's name finds its pauses; anything else is a thread id, matched exactly (an
-        # indexed lookup, not LIKE '%...%' over the whole queue).
+        # A tool's name finds its pauses; anything else is a thread, matched exactly by its key
+        # or by the id its client gave it (every session's thread of that id): indexed
+        # lookups, not LIKE '%...%' over the whole queue.
         term = search_term.strip()
         if not term:
             return queryset, False
         if term in _tool_names():
             return queryset.filter(tool=term), False
-        return queryset.filter(thread_id=term), False
+        if SEPARATOR in term:
+            return queryset.filter(thread_id=term), False
+        keys = [term, *Thread.objects.filter(name=term).values_list("pk", flat=True)[:MAX_NAMESAKES]]
+        return queryset.filter(thread_id__in=keys), False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Interrupt]:
+        # A row's token needs its step's index: read with the row (a subquery by primary key,
+        # no join: the paginator's capped count stays off its covering index), not a query per row.
+        index = Step.objects.filter(pk=OuterRef("step_id")).order_by().values("index")[:1]
+        return super().get_queryset(request).annotate(step_at=Subquery(index))
 
     def get_list_display(self, request: HttpRequest) -> list[str]:
-        # The open queue needs no status or answer columns (and so fits beside the filters).
+        # The open queue needs no status or answer columns (and so fits beside the filters);
+        # a row's answers are for those who may answer.
+        shown = list(self.list_display)
         if request.GET.get(StatusFilter.parameter_name, Interrupt.Status.OPEN) == Interrupt.Status.OPEN:
-            return [c for c in self.list_display if c not in ("status", "answered_column")]
-        return list(self.list_display)
+            shown = [c for c in shown if c not in ("status", "answered_column")]
+        else:
+            shown = [c for c in shown if c not in ("left_column", "row_actions")]
+        if not self.has_answer_permission(request):
+            shown = [c for c in shown if c != "row_actions"]
+        return shown
+
+    def get_paginator(self, request: HttpRequest, queryset: Any, per_page: int, orphans: int = 0,
+                      allow_empty_first_page: bool = True) -> QueuePaginator:
+        paginator = QueuePaginator(queryset, per_page, orphans, allow_empty_first_page)
+        if self.has_answer_permission(request):  # the header's count, read with the page's own
+            paginator.count_open = Interrupt.objects.filter(status=Interrupt.Status.OPEN)
+        return paginator
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return QueueChangeList
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        return super().changelist_view(request, {"title": gettext("Pauses"), **(extra_context or {})})
+        response = super().changelist_view(request, {"title": gettext("Pauses"), **(extra_context or {})})
+        context = getattr(response, "context_data", None)
+        if context is not None and "cl" in context and self.has_answer_permission(request):
+            # One small form per answerable row, outside the list's own form (forms do not nest):
+            # the row's buttons name it with form="…", and it carries that pause's own token.
+            here = request.get_full_path()
+            context["row_forms"] = [
+                {"id": f"answer-{pause.pk}", "url": reverse("admin:threads_interrupt_answer", args=[pause.pk]),
+                 "token": row_token(pause), "next": here}
+                for pause in context["cl"].result_list if answerable_from_row(pause)]
+        return response
+
+    @admin.display(description=mark_safe('<input type="checkbox" id="action-toggle">'))
+    def action_checkbox(self, pause: Interrupt) -> str:
+        # Django's checkbox as its widget renders it (written out: the widget's template was a
+        # third of the queue's rendering), labelled with the call; and the row's token as shown,
+        # so a bulk answer sends each pause its own.
+        label = str(SELECT_FOR_ACTION).format(call_words(pause))
+        box = format_html('<input type="checkbox" name="{}" value="{}" class="action-select" aria-label="{}">',
+                          admin.helpers.ACTION_CHECKBOX_NAME, pause.pk, label)
+        if pause.status != Interrupt.Status.OPEN:
+            return box
+        return format_html('{}<input type="hidden" name="token:{}" value="{}">', box, pause.pk, row_token(pause))
+
+    @admin.display(description=_("what it asks"))
+    def call_column(self, pause: Interrupt) -> str:
+        # The row's link to its pause page; an irreversible call's words open with the warning mark.
+        return format_html("{}{}", irreversible_mark(pause), call_words(pause))
+
+    @admin.display(description=_("why, and from where"))
+    def reason_column(self, pause: Interrupt) -> str:
+        # The first reason, and under it the agent and the source (a turn, an agent's call).
+        origin = " · ".join(x for x in (pause.agent, source_words(pause)) if x)
+        return format_html('{}<span class="queue-from">{}</span>', first_reason(pause), origin)
+
+    @admin.display(description=_("time left"), ordering="expires_at")
+    def left_column(self, pause: Interrupt) -> str:
+        return time_left(pause)
+
+    @admin.display(description=_("answer"))
+    def row_actions(self, pause: Interrupt) -> str:
+        if not answerable_from_row(pause):
+            return ""
+        words = call_words(pause)
+        buttons = [format_html(
+            '<button type="submit" form="answer-{}" name="decision" value="{}" class="button{}"'
+            ' aria-label="{}">{}</button>', pause.pk, decision, " default" if decision == "approve" else "",
+            f"{decision_words(decision)}: {words}", decision_words(decision)) for decision in ROW_DECISIONS]
+        return format_html('<span class="queue-actions">{}</span>', format_html("".join(["{}"] * len(buttons)),
+                                                                                *buttons))
 
     @admin.display(description=_("thread"), ordering="thread_id")
     def thread_link(self, pause: Interrupt) -> str:
+        # The id its client gave it (read off the key: no join); the key in the link and its title.
         url = reverse("admin:threads_thread_change", args=[pause.thread_id])
-        return format_html('<a href="{}">{}</a>', url, pause.thread_id)
+        return format_html('<a href="{}" title="{}">{}</a>', url, pause.thread_id, thread_name(pause.thread_id))
 
     @admin.display(description=_("reasons"))
     def reasons_column(self, pause: Interrupt) -> str:
         return "; ".join(reason_words(r) for r in pause.payload.get("reasons", []))
-
-    @admin.display(description=_("irreversible"), boolean=True)
-    def irreversible_column(self, pause: Interrupt) -> bool:
-        return bool(pause.payload.get("irreversible"))
 
     @admin.display(description=_("age"), ordering="created_at")
     def age_column(self, pause: Interrupt) -> str:
@@ -185,6 +217,60 @@ class InterruptAdmin(admin.ModelAdmin):
         return gettext("{decision} by {who}, {when}").format(
             decision=decision_words(pause.decision), who=pause.answered_by or gettext("the customer"),
             when=when(pause.answered_at))
+
+    # --- bulk answers: each pause with its own token, one report line each ----------
+    @admin.action(description=_("Approve selected pauses"), permissions=["answer"])
+    def approve_selected(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> HttpResponse | None:
+        return self.bulk_answer(request, queryset, "approve")
+
+    @admin.action(description=_("Skip selected pauses"), permissions=["answer"])
+    def skip_selected(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> HttpResponse | None:
+        return self.bulk_answer(request, queryset, "skip")
+
+    def bulk_answer(self, request: HttpRequest, queryset: QuerySet[Interrupt], decision: str) -> HttpResponse:
+        # The pauses selected, whatever became of them since the list was shown (the list's own
+        # queryset holds open ones only: one answered elsewhere must still be reported).
+        selected = request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME)
+        pauses = list(Interrupt.objects.filter(pk__in=selected).order_by("created_at", "id"))
+        tokens = {p.pk: str(request.POST.get(f"token:{p.pk}", "")) for p in pauses}
+        irreversible = [p for p in pauses if p.status == Interrupt.Status.OPEN
+                        and p.kind == Interrupt.Kind.CONFIRM and (p.payload or {}).get("irreversible")]
+        back = back_to(request, reverse("admin:threads_interrupt_changelist"))
+        if decision == "approve" and irreversible and request.POST.get("confirm_irreversible") != "yes":
+            return TemplateResponse(request, "admin/threads/interrupt/bulk_confirm.html", {
+                **self.admin_site.each_context(request), "opts": self.opts,
+                "title": gettext("Approve irreversible calls?"),
+                "irreversible": [{"pause": p, "call": call_words(p)} for p in irreversible],
+                "pauses": [{"pause": p, "call": call_words(p), "token": tokens[p.pk]} for p in pauses],
+                "action": request.POST.get("action", ""), "next": back,
+                "action_field": admin.helpers.ACTION_CHECKBOX_NAME,
+            })
+        me = request.user.get_username()
+        report = [self._bulk_one(request, pause, decision, tokens[pause.pk], me) for pause in pauses]
+        return TemplateResponse(request, "admin/threads/interrupt/bulk_report.html", {
+            **self.admin_site.each_context(request), "opts": self.opts,
+            "title": gettext("What happened to each pause"), "decision": decision_words(decision),
+            "report": report, "next": back,
+            "done": sum(1 for r in report if r["outcome"] == "done"),
+        })
+
+    def _bulk_one(self, request: HttpRequest, pause: Interrupt, decision: str, token: str, me: str) -> dict[str, Any]:
+        line: dict[str, Any] = {"pause": pause, "call": call_words(pause),
+                                "url": reverse("admin:threads_interrupt_change", args=[pause.pk])}
+        if pause.kind != Interrupt.Kind.CONFIRM:
+            return {**line, "outcome": "refused", "words": str(BULK_NOT_CONFIRM)}
+        try:
+            pause_answer(thread_id=pause.thread_id, pause_id=pause.pk, decision=decision, token=token,
+                         by=me, via=Interrupt.Via.CONSOLE)
+        except Stale as exc:
+            shown = exc.extra.get("interrupt") or {}
+            if shown.get("status") == Interrupt.Status.ANSWERED and (shown.get("answered_by") or "") != me:
+                return {**line, "outcome": "lost", "words": stale_message(exc.extra)}
+            return {**line, "outcome": "stale", "words": stale_message(exc.extra)}
+        except (InvalidDecision, InvalidAnswer, NotFound) as exc:
+            return {**line, "outcome": "refused", "words": str(exc.detail)}
+        self.log_change(request, pause, f"answered: {decision} (bulk)")
+        return {**line, "outcome": "done", "words": str(MESSAGE_ANSWERED).format(decision=decision_words(decision))}
 
     # --- permissions: answering is its own view; nothing is added, edited or deleted as a row
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -231,7 +317,7 @@ class InterruptAdmin(admin.ModelAdmin):
             "irreversible": bool(p.get("irreversible")),
             "ask_choices": list(enumerate(ask.get("choices") or [])) if pause.kind == Interrupt.Kind.ASK else [],
             "ask_prompt": ask.get("prompt", ""),
-            "buttons": [(d, decision_words(d)) for d in PAUSE_ANSWERS[pause.kind]]
+            "buttons": [(d, decision_words(d)) for d in buttons_of(pause)]
             if pause.kind != Interrupt.Kind.ASK else [],
             "can_answer": is_open and self.has_answer_permission(request),
             "token": token_for(pause) if is_open else "",
@@ -239,8 +325,9 @@ class InterruptAdmin(admin.ModelAdmin):
             "answer_url": reverse("admin:threads_interrupt_answer", args=[pause.pk]),
             "thread_url": reverse("admin:threads_thread_change", args=[pause.thread_id]),
             "age": self.age_column(pause),
+            # A mirrored call is edited through its bridge (an edit decision), which checks the tool.
             "can_edit": is_open and pause.kind == Interrupt.Kind.CONFIRM and pause.step_id is not None
-            and self.has_answer_permission(request),
+            and not pause.payload.get("handback") and self.has_answer_permission(request),
             "edit_url": reverse("admin:threads_interrupt_edit", args=[pause.pk]),
             "edited_by": sorted(edited_by(pause.step_id)) if pause.kind == Interrupt.Kind.CONFIRM else [],
             "successor": successor_of(pause) if pause.status == Interrupt.Status.EDITED else None,
@@ -251,21 +338,27 @@ class InterruptAdmin(admin.ModelAdmin):
             return HttpResponseNotAllowed(["POST"])
         if not self.has_answer_permission(request):
             raise PermissionDenied
-        pause = get_object_or_404(Interrupt.objects.select_related("thread"), pk=object_id)
+        pause = get_object_or_404(Interrupt, pk=object_id)
         decision, answer = self._decision_of(request, pause)
         try:
-            four_eyes_check(pause=pause, decision=decision, username=request.user.get_username())
-            interrupt_answer(thread=pause.thread, interrupt_id=pause.pk, decision=decision,
-                             token=str(request.POST.get("token", "")), answer=answer,
-                             answered_by=request.user.get_username())
+            result = pause_answer(thread_id=pause.thread_id, pause_id=pause.pk, decision=decision,
+                                  token=str(request.POST.get("token", "")), answer=answer,
+                                  by=request.user.get_username(), via=Interrupt.Via.CONSOLE)
         except Stale as exc:
             messages.error(request, stale_message(exc.extra))
         except (InvalidDecision, InvalidAnswer, NotFound) as exc:
             messages.error(request, str(exc.detail))
         else:
             self.log_change(request, pause, f"answered: {decision}")
-            messages.success(request, str(MESSAGE_ANSWERED).format(decision=decision_words(decision)))
-        return HttpResponseRedirect(reverse("admin:threads_interrupt_change", args=[pause.pk]))
+            if request.POST.get("next"):  # from the queue's row: back to the queue, the call named
+                messages.success(request, str(MESSAGE_ANSWERED_CALL).format(decision=decision_words(decision),
+                                                                            call=call_words(pause)))
+            else:
+                failed = outcome_of(pause, result) == "failed"
+                (messages.warning if failed else messages.success)(
+                    request, answered_message(pause, decision, result))
+            langgraph.pause_answered(pause.run_id)  # a mirrored pause: its graph resumes, if its bridge is here
+        return HttpResponseRedirect(back_to(request, reverse("admin:threads_interrupt_change", args=[pause.pk])))
 
     def edit_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         """Edit before approving: new values go back to the check as a new proposal."""
@@ -276,8 +369,8 @@ class InterruptAdmin(admin.ModelAdmin):
         pause = get_object_or_404(Interrupt, pk=object_id)
         values = {k.removeprefix("arg:"): str(v) for k, v in request.POST.items() if k.startswith("arg:")}
         try:
-            interrupt_edit(pause_id=pause.pk, token=str(request.POST.get("token", "")), values=values,
-                           edited_by=request.user.get_username())
+            pause_edit(pause_id=pause.pk, token=str(request.POST.get("token", "")), values=values,
+                       by=request.user.get_username())
         except Stale as exc:
             messages.error(request, stale_message(exc.extra))
         except (InvalidAnswer, NotFound) as exc:

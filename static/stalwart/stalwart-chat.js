@@ -15,6 +15,7 @@ import { StalwartElement, el, uid } from "./base.js";
 import { CHAT } from "./styles.js";
 import { languageOf } from "./lib/strings.js";
 import { SSEParser } from "./lib/sse.js";
+import { answerKey, outcomeKey } from "./lib/words.js";
 import {
   decodeAnswer, decodeError, decodeEvent, decodePause, decodeRefusal, decodeRollback, newThreadId, replyWithout,
 } from "./lib/wire.js";
@@ -90,6 +91,7 @@ export class StalwartChatElement extends StalwartElement {
     this.threadKnown = Boolean(this.threadId);
     if (!this.threadId) this.threadId = newThreadId();
     this.shown = { messages: new Set(), pauses: new Map(), refusals: new Set(), rollbacks: new Set() };
+    this.answered = new Map();  // pause id -> its card, kept collapsed in the conversation
     this.pending = [];
     this.sentences = new Map();
     this.events = [];
@@ -129,7 +131,8 @@ export class StalwartChatElement extends StalwartElement {
   async start() {
     if (this.languageKnown) this.showReady();
     if (!this.config) {
-      const res = await this.request("GET", "/config.json");
+      const asked = this.getAttribute("language");
+      const res = await this.request("GET", asked ? `/config.json?language=${encodeURIComponent(asked)}` : "/config.json");
       if (res.aborted) return;
       if (res.ok) {
         this.config = res.data && typeof res.data === "object" ? res.data : {};
@@ -446,11 +449,11 @@ export class StalwartChatElement extends StalwartElement {
     if (res.aborted) return;
     card.answering = false;
     if (res.ok) {
+      // The card stays where it was, collapsed: what was asked, the decision and its outcome.
       this.shown.pauses.delete(detail.interrupt);
       const open = detail.answer?.kind === "open";
-      const note = open ? el("p", { class: "msg person" }, detail.answer.text)
-        : this.bind(el("p", { class: "note" }), "youChose", { answer: detail.label || detail.decision });
-      card.replaceWith(note);
+      this.keepAnswered(card, open ? detail.answer.text : detail.label || detail.decision,
+        this.outcomeIn(decodeAnswer(res.data).steps, card.interrupt));
       this.showStatus();
       if (hadFocus && !this.shadowRoot.activeElement) this.input.focus();
     } else if (res.status === 409 && Array.isArray(res.data?.waiting)) {
@@ -481,9 +484,13 @@ export class StalwartChatElement extends StalwartElement {
     if (answer.run) this.run = answer.run;
     const sentences = answer.refusals.map((r) => r.sentence);
     if (answer.run) this.sentences.set(answer.run, sentences);
-    if (answer.reply) this.showReply(answer.reply, sentences);
+    if (answer.reply) this.showReply(answer.reply, sentences, answer.run || this.run);
     for (const refusal of answer.refusals) this.showRefusal(refusal, answer.run);
     this.syncWaiting(answer.waiting);
+    if (answer.reply) {
+      // This answer's reply is already above the cards it brought.
+      for (const card of this.shown.pauses.values()) if (card.run === answer.run) card.replied = true;
+    }
     if (answer.rollback) this.showRollback(answer.rollback, answer.run);
     if (answer.run && answer.steps.length) {
       this.stepsByRun.set(answer.run, answer.steps);
@@ -491,7 +498,7 @@ export class StalwartChatElement extends StalwartElement {
     }
   }
 
-  showReply(reply, sentences) {
+  showReply(reply, sentences, run = this.run) {
     if (reply.id) {
       if (this.shown.messages.has(reply.id)) return;
       this.shown.messages.add(reply.id);
@@ -511,7 +518,25 @@ export class StalwartChatElement extends StalwartElement {
       down.addEventListener("click", () => this.sendThumb(reply.id, "down", down, up));
       said.append(el("div", { part: "thumbs" }, up, down));
     }
-    this.add(said);
+    // The stream may show a run's pause before the reply that says it waits: the reply was said
+    // first, so it goes above the run's cards that no reply has come after yet.
+    const cards = this.unreplied(run);
+    for (const c of cards) c.replied = true;
+    this.addBefore(said, cards);
+  }
+
+  /** The run's cards shown before any reply of it (after a reload, or from the stream). */
+  unreplied(run) {
+    if (!run) return [];
+    return [...this.shown.pauses.values()].filter((c) => !c.replied && c.run === run && c.isConnected);
+  }
+
+  /** Add `node` to the conversation above the first of `cards`, or at the end. */
+  addBefore(node, cards) {
+    if (!cards.length) return this.add(node);
+    cards[0].before(node);
+    this.scrollDown();
+    return node;
   }
 
   showRefusal(refusal, run) {
@@ -562,8 +587,24 @@ export class StalwartChatElement extends StalwartElement {
     const words = can.find((c) => c && c.tool === pause.tool)?.words;
     // The turn that led to it, where this page saw it (not after a reload).
     card.interrupt = { ...pause, words: typeof words === "string" ? words : "", turn: pause.turn || this.lastTurn || "" };
+    // Not replied yet: the run's reply ("… waits for your approval") goes above it when it comes.
+    card.run = pause.run || this.run;
+    card.replied = false;
     this.shown.pauses.set(pause.id, card);
     return this.add(card);
+  }
+
+  /** An answered card, kept in place and collapsed (SPEC §13: the transcript shows what was decided). */
+  keepAnswered(card, label, outcome) {
+    card.replied = true;
+    card.showAnswered(label, outcome);
+    if (card.interrupt?.id) this.answered.set(card.interrupt.id, card);
+  }
+
+  /** The outcome of the call a pause asked about, from a run's steps (an answer's `steps`). */
+  outcomeIn(steps, pause) {
+    const step = (steps || []).find((s) => s && s.step === pause?.step);
+    return step ? outcomeKey(step.status) : null;
   }
 
   showNote(key, params) {
@@ -669,13 +710,19 @@ export class StalwartChatElement extends StalwartElement {
     this.events.push(event);
     this.showTrace();
     const d = event.data;
+    if (event.type === "step" && typeof d.step === "number") {
+      const outcome = outcomeKey(d.status);
+      for (const card of this.answered.values()) {
+        if (card.interrupt?.step === d.step && (!d.run || card.interrupt?.run === d.run)) card.showOutcome(outcome);
+      }
+    }
     switch (event.type) {
       case "turn": {
         if (typeof d.run === "string") this.run = d.run;
         const text = typeof d.text === "string" ? d.text : "";
         const at = this.pending.indexOf(text.trim());
         if (at >= 0) this.pending.splice(at, 1);
-        else if (text) this.add(el("p", { class: "msg person" }, text));
+        else if (text) this.addBefore(el("p", { class: "msg person" }, text), this.unreplied(d.run));
         if (text) this.lastTurn = text;
         break;
       }
@@ -691,8 +738,11 @@ export class StalwartChatElement extends StalwartElement {
       case "answered": {
         const card = this.shown.pauses.get(d.interrupt);
         if (card && !card.answering) {
-          card.remove();
+          // Answered elsewhere (another tab, the console): kept, collapsed, with that decision.
           this.shown.pauses.delete(d.interrupt);
+          const key = answerKey(card.interrupt?.kind, d.decision);
+          const said = d.answer && typeof d.answer === "object" && typeof d.answer.text === "string" ? d.answer.text : "";
+          this.keepAnswered(card, said || (key ? this.word(key) : String(d.decision || "").replace(/_/g, " ")), null);
           this.showStatus();
         }
         break;
@@ -707,7 +757,7 @@ export class StalwartChatElement extends StalwartElement {
       case "reply": {
         const run = typeof d.run === "string" ? d.run : this.run;
         const answer = decodeAnswer({ reply: { id: d.message, text: d.text, sources: d.sources, citations: d.citations } });
-        if (answer.reply) this.showReply(answer.reply, this.sentences.get(run) || []);
+        if (answer.reply) this.showReply(answer.reply, this.sentences.get(run) || [], run);
         break;
       }
       case "rollback": {

@@ -6,7 +6,7 @@
 import { StalwartElement, el, uid } from "./base.js";
 import { CONFIRM } from "./styles.js";
 import { decodePause } from "./lib/wire.js";
-import { SILENT_REASONS, answerKey, originWord, reasonWord, titleWord, toolWords } from "./lib/words.js";
+import { SILENT_REASONS, answerKey, argumentWords, originWord, reasonWord, titleWord, toolWords } from "./lib/words.js";
 
 const PRIMARY = new Set(["approve", "happened", "retry"]);
 
@@ -49,6 +49,20 @@ export class StalwartConfirmElement extends StalwartElement {
     this.oneAnswer = Boolean(value);
   }
 
+  /** The pause was answered: the card stays in the conversation, collapsed, with the decision
+   * (`label`, as its button said it) and, once known, its outcome (a key: outcome_succeeded...). */
+  showAnswered(label, outcome) {
+    this.answered = { label: String(label ?? ""), outcome: outcome || this.answered?.outcome || null };
+    if (this.isConnected) this.render();
+  }
+
+  /** The answered call's outcome, when it comes after the answer (over the stream). */
+  showOutcome(outcome) {
+    if (!this.answered || !outcome) return;
+    this.answered.outcome = outcome;
+    if (this.isConnected) this.render();
+  }
+
   /** Take answers again (after the answer could not be sent). */
   reopen() {
     this.chosen = null;
@@ -68,30 +82,28 @@ export class StalwartConfirmElement extends StalwartElement {
     const titleId = uid("stalwart-title");
     const title = titleWord(p, (tool) => p.words || toolWords(tool));
     const titleText = title ? this.word(...title) : p.ask?.prompt || p.question;
+    if (this.answered) {
+      root.append(this.answeredCard(p, titleText));
+      return;
+    }
     const card = el("section", {
       part: "confirm", class: p.irreversible ? "card irreversible" : "card",
       role: "group", "aria-labelledby": titleId, tabindex: "-1",
-    }, el("h2", { class: "title", id: titleId }, titleText));
+    }, el("h2", { class: "title", id: titleId, part: title ? null : "wording" }, titleText));
 
     if (p.question && p.question !== titleText && p.kind !== "delegate") {
       card.append(el("p", { part: "wording" }, p.question));
     }
     if (p.turn) card.append(el("p", { part: "turn" }, `“${p.turn}”`));
     if (p.arguments.length) {
-      const list = el("dl");
-      for (const arg of p.arguments) {
-        const origin = originWord(arg.origin);
-        list.append(el("div", { class: "row" },
-          el("dt", {}, arg.name),
-          el("dd", {}, el("span", { class: "value" }, arg.value),
-            origin || arg.origin ? el("span", { class: "origin" }, origin ? this.word(...origin) : arg.origin) : null)));
-      }
-      card.append(el("div", { part: "arguments" }, el("h3", { class: "sub" }, this.word("argumentsTitle")), list));
+      card.append(el("div", { part: "arguments" }, el("h3", { class: "sub" }, this.word("argumentsTitle")), this.argumentList(p)));
     }
     const reasons = p.reasons.filter((r) => !SILENT_REASONS.has(r));
     if (reasons.length) {
       const items = reasons.map((r) => {
         const w = reasonWord(r);
+        if (w && w[0] === "reason_argument_origin") w[1] = { name: argumentWords(p, w[1].name) };
+        if (w && w[0] === "reason_tainted_call") w[1] = { tool: toolWords(w[1].tool) };
         return el("li", {}, w ? this.word(...w) : r);
       });
       card.append(el("div", { part: "reasons" }, el("h3", { class: "sub" }, this.word("reasonsTitle")), el("ul", {}, ...items)));
@@ -100,6 +112,30 @@ export class StalwartConfirmElement extends StalwartElement {
     card.append(this.choices(p, titleId));
     root.append(card);
     this.showChosen();
+  }
+
+  argumentList(p) {
+    const list = el("dl");
+    for (const arg of p.arguments) {
+      const origin = originWord(arg.origin);
+      list.append(el("div", { class: "row" },
+        el("dt", {}, argumentWords(p, arg.name)),
+        el("dd", {}, el("span", { class: "value" }, arg.value),
+          origin || arg.origin ? el("span", { class: "origin" }, origin ? this.word(...origin) : arg.origin) : null)));
+    }
+    return list;
+  }
+
+  /** An answered pause, collapsed: its title, the decision and the outcome; the call on disclosure. */
+  answeredCard(p, titleText) {
+    const { label, outcome } = this.answered;
+    const summary = el("summary", {},
+      el("span", { class: "title" }, titleText),
+      el("span", { class: "decision" }, this.word("youChose", { answer: label })),
+      outcome ? el("span", { class: `outcome ${outcome}` }, this.word(outcome)) : null);
+    const box = el("details", { part: "confirm", class: "card answered" }, summary);
+    if (p.arguments.length) box.append(el("div", { part: "arguments" }, this.argumentList(p)));
+    return box;
   }
 
   choices(p, titleId) {

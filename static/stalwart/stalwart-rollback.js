@@ -3,6 +3,7 @@
 import { StalwartElement, el, uid } from "./base.js";
 import { ROLLBACK } from "./styles.js";
 import { decodeRollback } from "./lib/wire.js";
+import { capitalise, toolWords } from "./lib/words.js";
 
 export class StalwartRollbackElement extends StalwartElement {
   static styles = ROLLBACK;
@@ -32,9 +33,10 @@ export class StalwartRollbackElement extends StalwartElement {
       if (!report[field].length) continue;
       const items = report[field].map((entry) => el("li", {},
         entry.step !== null ? el("span", { class: "step" }, this.word("step", { step: entry.step })) : null,
-        el("span", { class: "tool" }, entry.tool),
+        // Tools named in words for people ("Charge card", "undone with refund card"), never raw names.
+        el("span", { class: "tool" }, capitalise(toolWords(entry.tool))),
         entry.undo ? " " : null,
-        entry.undo ? el("span", { class: "undo" }, this.word("undoneWith", { undo: entry.undo })) : null));
+        entry.undo ? el("span", { class: "undo" }, this.word("undoneWith", { undo: toolWords(entry.undo) })) : null));
       card.append(el("section", {}, el("h3", { class: "sub" }, this.word(key)), el("ul", {}, ...items)));
     }
     root.append(card);

@@ -87,4 +87,11 @@ export default {
   thumbsFailed: "Your rating could not be saved.",
   undoneWith: "undone with {undo}",
   stillToUndo: "Still to undo",
+  outcome_succeeded: "It ran.",
+  outcome_failed: "It failed.",
+  outcome_refused: "It was not done.",
+  outcome_skipped: "Skipped.",
+  outcome_cancelled: "Cancelled.",
+  outcome_undone: "Undone.",
+  outcome_unsure: "Not known whether it happened.",
 };

@@ -86,4 +86,11 @@ export default {
   thumbsFailed: "Não foi possível salvar a sua avaliação.",
   undoneWith: "desfeito com {undo}",
   stillToUndo: "Ainda por desfazer",
+  outcome_succeeded: "Foi executado.",
+  outcome_failed: "Falhou.",
+  outcome_refused: "Não foi feito.",
+  outcome_skipped: "Pulado.",
+  outcome_cancelled: "Cancelado.",
+  outcome_undone: "Desfeito.",
+  outcome_unsure: "Não se sabe se aconteceu.",
 };

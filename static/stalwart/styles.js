@@ -43,7 +43,7 @@ summary{cursor:pointer;width:max-content;max-width:100%;border-radius:4px}
 `;
 
 export const CONFIRM = `
-[part~="wording"],[part~="turn"]{color:var(--stalwart-muted);font-size:.875rem}
+p[part~="wording"],[part~="turn"]{color:var(--stalwart-muted);font-size:.875rem}
 [part~="turn"]{font-style:italic}
 dl{display:grid;grid-template-columns:minmax(5rem,max-content) minmax(0,1fr);gap:.35rem .9rem}
 .row{display:contents}
@@ -59,6 +59,15 @@ background:color-mix(in srgb,var(--stalwart-warn) 10%,var(--stalwart-bg))}
 input{flex:1;min-width:0;min-height:2.5rem;font:inherit;padding:.4rem .6rem;color:var(--stalwart-fg);background:var(--stalwart-bg);
 border:1px solid color-mix(in srgb,var(--stalwart-muted) 70%,var(--stalwart-bg));border-radius:var(--stalwart-radius)}
 .pending{color:var(--stalwart-muted);font-size:.875rem}
+.answered{display:block;padding-block:.5rem;border-left-color:var(--stalwart-line)}
+.answered summary{cursor:pointer;display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:baseline;list-style:none}
+.answered summary::-webkit-details-marker{display:none}
+.answered summary::before{content:"▸";color:var(--stalwart-muted)}
+.answered[open] summary::before{content:"▾"}
+.answered .title{font-weight:600}
+.answered .decision,.answered .outcome{color:var(--stalwart-muted);font-size:.875rem}
+.answered .outcome_failed,.answered .outcome_refused{color:var(--stalwart-bad)}
+.answered [part~="arguments"]{margin-top:.5rem}
 `;
 
 export const DECISION = `

@@ -9,21 +9,25 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from approvals.admin.pauses import MESSAGE_STALE_WON
+from approvals.admin.answers import MESSAGE_STALE_WON
 from examples.shop import tools as shop
 from tests.support.staff import csrf, make_staff
+from threads.keys import thread_key
 from threads.models import Interrupt, Receipt
+from threads.selectors import session_hash
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def make_pause(thread: str = "t-charge", text: str = "charge 40 to order 4411") -> dict[str, Any]:
-    """A customer's turn over HTTP; returns the first pause as the customer sees it."""
+    """A customer's turn over HTTP; returns the first pause as the customer sees it, with
+    its session and its thread's key."""
     customer = Client()
     body = customer.post(f"/threads/{thread}/messages", data=json.dumps({"text": text}),
                          content_type="application/json")
     data = body.json()
     data["waiting"][0]["session"] = body.headers["Stalwart-Session"]
+    data["waiting"][0]["key"] = thread_key(thread, session_hash(body.headers["Stalwart-Session"]))  # as staff name it
     return data["waiting"][0]
 
 
@@ -53,7 +57,8 @@ def test_the_queue_lists_open_pauses_oldest_first_with_reasons_and_irreversible(
     assert "<h1>Pauses</h1>" in page
     assert page.index(">t-a<") < page.index(">t-b<")
     assert "charge_card" in page and "refund_card" in page and "it writes" in page
-    assert page.count('alt="True"') == 1  # refund_card is irreversible, charge_card is not
+    # refund_card is irreversible, charge_card is not: a warning mark only when true, no red cross
+    assert page.count('class="queue-irreversible"') == 1 and 'alt="False"' not in page
     assert first["id"] in page and second["id"] in page
 
 
@@ -67,6 +72,18 @@ def test_the_queue_finds_a_pause_by_thread_and_hides_answered_ones_by_default(sh
     assert "t-find" not in staff.get("/admin/threads/interrupt/").content.decode()
     everything = staff.get("/admin/threads/interrupt/?status=all").content.decode()
     assert "t-find" in everything and "Skip by ana" in everything
+
+
+def test_the_queue_finds_every_sessions_thread_of_an_id_and_one_thread_by_its_key(shop_fresh):
+    mine = make_pause("t-namesake", "charge 40 to order 4411")
+    theirs = make_pause("t-namesake", "refund 40 on order 4411")  # another session, the same id
+    assert mine["key"] != theirs["key"]
+    staff = make_staff()
+    by_id = staff.get("/admin/threads/interrupt/?q=t-namesake").content.decode()
+    assert mine["id"] in by_id and theirs["id"] in by_id and by_id.count(">t-namesake<") == 2
+    by_key = staff.get(f"/admin/threads/interrupt/?q={mine['key']}").content.decode()
+    assert mine["id"] in by_key and theirs["id"] not in by_key
+    assert f'title="{mine["key"]}"' in by_key  # the row's link names the key
 
 
 def test_the_pause_page_shows_the_call_in_words_and_three_buttons(shop_fresh):
@@ -166,10 +183,10 @@ def test_the_thread_page_shows_the_trace_and_who_answered(shop_fresh):
     pause = make_pause("t-trace")
     staff = make_staff()
     answer(staff, pause["id"], pause_page(staff, pause["id"]), "approve")
-    page = staff.get("/admin/threads/thread/t-trace/change/").content.decode()
+    page = staff.get(f"/admin/threads/thread/{pause['key']}/change/").content.decode()
     assert "charge 40 to order 4411" in page  # the turn
     assert "charge_card" in page and "succeeded" in page  # the step and its status
-    receipt = Receipt.objects.get(step__run__thread_id="t-trace")
+    receipt = Receipt.objects.get(step__run__thread_id=pause["key"])
     assert f"{receipt.get_verdict_display()}<br>" in page  # its receipt's verdict
     assert ">ana<" in page and ">answered<" in page  # who answered the pause
     assert ">waiting<" in page and ">answered<" in page  # events
@@ -195,7 +212,7 @@ def test_an_edited_call_pauses_again_as_a_new_proposal_with_origin_staff(shop_fr
     done = edit(ana, pause["id"], pause_page(ana, pause["id"]), amount="35", order_id="4411")
     old = Interrupt.objects.get(pk=pause["id"])
     assert (old.status, old.answered_by, old.answer) == ("edited", "ana", {"arguments": {"amount": 35}})
-    new = Interrupt.objects.get(thread_id="t-edit", status="open")
+    new = Interrupt.objects.get(thread_id=pause["key"], status="open")
     assert new.pk != old.pk and new.step_id == old.step_id
     assert {a["name"]: (a["value"], a["origin"]) for a in new.payload["arguments"]} == {
         "amount": (35, "staff"), "order_id": ("4411", "typed")}
@@ -213,7 +230,7 @@ def test_whoever_edited_may_not_approve_and_another_approver_may(shop_fresh):
     pause = make_pause("t-eyes")
     ana = make_staff("ana")
     edit(ana, pause["id"], pause_page(ana, pause["id"]), amount="35")
-    new = Interrupt.objects.get(thread_id="t-eyes", status="open")
+    new = Interrupt.objects.get(thread_id=pause["key"], status="open")
     refused = answer(ana, new.pk, pause_page(ana, new.pk), "approve").content.decode()
     assert "another person approves it" in refused and shop.charges("4411") == []
     assert Interrupt.objects.get(pk=new.pk).status == "open"
@@ -227,7 +244,7 @@ def test_four_eyes_can_be_turned_off(shop_fresh, settings):
     pause = make_pause("t-two")
     ana = make_staff("ana")
     edit(ana, pause["id"], pause_page(ana, pause["id"]), amount="35")
-    new = Interrupt.objects.get(thread_id="t-two", status="open")
+    new = Interrupt.objects.get(thread_id=pause["key"], status="open")
     answer(ana, new.pk, pause_page(ana, new.pk), "approve")
     assert Interrupt.objects.get(pk=new.pk).status == "answered" and len(shop.charges("4411")) == 1
 
@@ -247,22 +264,82 @@ def test_an_operator_rolls_back_from_the_thread_page_and_sees_the_report(shop_fr
     answer(approver, pause["id"], pause_page(approver, pause["id"]), "approve")
     assert [c["kind"] for c in shop.charges("4411")] == ["charge"]
     # An approver sees no button and may not roll back, by GET or by POST.
-    assert "Roll back this thread" not in approver.get("/admin/threads/thread/t-undo/change/").content.decode()
-    assert approver.get("/admin/threads/thread/t-undo/rollback/").status_code == 403
-    assert approver.post("/admin/threads/thread/t-undo/rollback/",
+    thread_url = f"/admin/threads/thread/{pause['key']}"
+    assert "Roll back this thread" not in approver.get(f"{thread_url}/change/").content.decode()
+    assert approver.get(f"/admin/threads/thread/{pause['key']}/rollback/").status_code == 403
+    assert approver.post(f"/admin/threads/thread/{pause['key']}/rollback/",
                          {"csrfmiddlewaretoken": csrf(approver)}).status_code == 403
     assert [c["kind"] for c in shop.charges("4411")] == ["charge"]
 
     operator = make_staff("olga", operator=True)
-    assert "Roll back this thread" in operator.get("/admin/threads/thread/t-undo/change/").content.decode()
-    confirm = operator.get("/admin/threads/thread/t-undo/rollback/").content.decode()
+    assert "Roll back this thread" in operator.get(f"{thread_url}/change/").content.decode()
+    confirm = operator.get(f"/admin/threads/thread/{pause['key']}/rollback/").content.decode()
     assert "Step 1: charge_card" in confirm and "Yes, roll back" in confirm
+    assert "refund_card(amount=40, order_id=4411)" in confirm  # the confirmation names each undo call
     assert [c["kind"] for c in shop.charges("4411")] == ["charge"]  # the confirmation page changes nothing
-    done = operator.post("/admin/threads/thread/t-undo/rollback/", {"csrfmiddlewaretoken": csrf(operator)},
+    done = operator.post(f"/admin/threads/thread/{pause['key']}/rollback/", {"csrfmiddlewaretoken": csrf(operator)},
                          follow=True).content.decode()
     assert str(MESSAGE_ROLLED_BACK).format(undone=1, not_undoable=0, stuck=0) in done
     assert "Step 1, charge_card: undone by refund_card" in done  # the report on the thread page
     assert [c["kind"] for c in shop.charges("4411")] == ["charge", "refund"]
     # Twice undoes nothing twice.
-    operator.post("/admin/threads/thread/t-undo/rollback/", {"csrfmiddlewaretoken": csrf(operator)})
+    operator.post(f"/admin/threads/thread/{pause['key']}/rollback/", {"csrfmiddlewaretoken": csrf(operator)})
     assert [c["kind"] for c in shop.charges("4411")] == ["charge", "refund"]
+
+
+@pytest.mark.parametrize(("operator", "status"), [(True, 200), (False, 403)])
+def test_operators_read_the_feedback_list_and_approvers_do_not(db, operator, status):
+    # Issue 26: the operators group gives view_feedback (migration 0008); the
+    # twin is an approver, the same client with the one condition changed.
+    client = make_staff("fiona" if operator else "abel", operator=operator)
+    assert client.get("/admin/threads/feedback/").status_code == status
+    page = client.get("/admin/")
+    assert ("/admin/threads/feedback/" in page.content.decode()) is operator
+
+
+def test_the_migration_gives_an_existing_operators_group_the_permission(db):
+    from importlib import import_module
+
+    from django.apps import apps
+    from django.contrib.auth.models import Group, Permission
+    from django.contrib.contenttypes.models import ContentType
+
+    from approvals.groups import groups_make
+
+    groups_make(ContentType, Permission, Group)
+    migration = import_module("approvals.migrations.0009_operators_read_feedback")
+    operators = Group.objects.get(name="operators")
+    migration.revoke(apps, None)  # a database from before issue 26...
+    assert not operators.permissions.filter(codename="view_feedback").exists()
+    migration.grant(apps, None)  # ...is given the permission by the migration
+    assert operators.permissions.filter(codename="view_feedback").exists()
+    assert not Group.objects.get(name="approvers").permissions.filter(codename="view_feedback").exists()
+
+
+def test_an_answer_says_what_came_of_it_and_links_the_next_open_pause(shop_fresh, monkeypatch):
+    first = make_pause("t-next-1")
+    second = make_pause("t-next-2", "charge 99.90 to order 5001")
+    staff = make_staff()
+    done = answer(staff, first["id"], pause_page(staff, first["id"]), "approve").content.decode()
+    assert "Answered: Approve. It ran." in done
+    assert "The reply: “Done: charge card. charge id: ch-4411" in done
+    assert f'href="/admin/threads/interrupt/{second["id"]}/change/"' in done and "Next open pause" in done
+
+    # Its failure twin: the call fails, and the page says so with the reply; nothing else is open.
+    monkeypatch.setenv("STALWART_SHOP_FAULTS", "charge_card=fail")
+    failed = answer(staff, second["id"], pause_page(staff, second["id"]), "approve").content.decode()
+    assert "Answered: Approve. It ran and failed." in failed and "Charge card failed" in failed
+    assert "No pause is open now." in failed
+
+
+def test_a_run_whose_step_failed_is_not_headed_done_and_offers_no_rollback(shop_fresh, monkeypatch):
+    monkeypatch.setenv("STALWART_SHOP_FAULTS", "charge_card=fail")
+    pause = make_pause("t-failed-run")
+    operator = make_staff("olga", operator=True)
+    answer(operator, pause["id"], pause_page(operator, pause["id"]), "approve")
+    page = operator.get(f"/admin/threads/thread/{pause['key']}/change/").content.decode()
+    assert "ended with a failed step" in page and "”: done</h2>" not in page
+    # Nothing succeeded, so nothing to undo: no rollback offered, and its page has no button.
+    assert "Roll back this thread" not in page
+    confirm = operator.get(f"/admin/threads/thread/{pause['key']}/rollback/").content.decode()
+    assert "Nothing this thread did is left to undo." in confirm and "Yes, roll back" not in confirm

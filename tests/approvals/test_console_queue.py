@@ -65,7 +65,10 @@ def test_over_the_cap_the_queue_says_more_than_10000_in_both_languages(over_the_
     assert paginator(get(make_staff(), QUEUE)) == ["1", "2", "3", "4", "…", "More than 10,000 pauses"]
     page = get(make_staff("bia", language="pt-BR"), QUEUE)
     assert paginator(page) == ["1", "2", "3", "4", "…", "Mais de 10.000 pausas"]
-    assert "10000" not in page and "10001" not in page  # no count that was never made
+    # No count that was never made, in what the page says (its attributes hold the rows'
+    # tokens, hex digests that may hold "10000" by chance: once in CI).
+    said = re.sub(r"<[^>]+>", " ", page)
+    assert "10000" not in said and "10001" not in said
 
 
 def test_the_pages_read_oldest_first_past_the_cap_to_the_last_one(over_the_cap: None) -> None:
@@ -117,9 +120,11 @@ def test_a_page_of_the_queue_costs_seven_queries_past_the_cap(over_the_cap: None
     staff = make_staff()
     # The session, the user, the password check, the permissions (two), the count (stopped at
     # the cap) and the page's rows: never a COUNT of the whole table, never one query per row.
-    for path in (QUEUE, QUEUE + "?p=2", QUEUE + "?p=202", QUEUE + "?agent=Shop&kind=confirm",
-                 QUEUE + "?status=all", QUEUE + "?q=bulk-3", QUEUE + "?o=-5"):
-        with django_assert_num_queries(7):
+    for path, statements in ((QUEUE, 7), (QUEUE + "?p=2", 7), (QUEUE + "?p=202", 7),
+                             (QUEUE + "?agent=Shop&kind=confirm", 7), (QUEUE + "?status=all", 7),
+                             (QUEUE + "?q=bulk-3", 8),  # + the keys of every session's thread of that id
+                             (QUEUE + "?o=-5", 7)):
+        with django_assert_num_queries(statements):
             response = staff.get(path)
         assert response.status_code == 200, path
 
@@ -151,5 +156,6 @@ def test_each_filter_reads_its_rows_off_an_index_in_order() -> None:
             (path, natural)
         # The rows come off the index in the page's order: no sort (SQLite's TEMP B-TREE, a Sort node).
         shown = plan_of(listing, no_sort=True)
-        assert f"INDEX {index} " in shown + " " or f"using {index} on" in shown, (path, shown)
+        # (A row's step index is a correlated lookup by primary key: a line of its own in the plan.)
+        assert f"INDEX {index} " in shown.replace("\n", " ") + " " or f"using {index} on" in shown, (path, shown)
         assert "TEMP B-TREE" not in shown and "Sort" not in shown, (path, shown)

@@ -18,6 +18,7 @@ from approvals.models import Delivery, WebhookEndpoint
 from approvals.notify import set_listeners
 from approvals.webhooks import HEADER, Webhook, verify
 from tests.support.receiver import Receiver
+from tests.support.server import session_key
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,7 +39,7 @@ def pause_in(thread: str) -> dict[str, Any]:
     response = Client().post(f"/threads/{thread}/messages", data=json.dumps({"text": "charge 40 to order 4411"}),
                              content_type="application/json")
     assert response.status_code == 200
-    return dict(response.json())
+    return {**response.json(), "key": session_key(thread, response.headers["Stalwart-Session"])}
 
 
 def due_now() -> None:
@@ -54,7 +55,8 @@ def drain() -> None:
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("secret", ["s3cret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"])
+@pytest.mark.parametrize("secret", ["s3cret-long-enough-for-a-signing-key",
+                                    "whsec_c3RhbHdhcnQtdGVzdC13ZWJob29rLWtleS0zMmJ5dGU="])
 def test_a_delivery_carries_both_signatures_and_the_standard_library_verifies_it(receiver, secret):
     set_listeners([Webhook(receiver.url, secret)])
     body = pause_in("ob-1")
@@ -65,7 +67,7 @@ def test_a_delivery_carries_both_signatures_and_the_standard_library_verifies_it
     assert verify({k: v for k, v in headers.items() if k != HEADER.lower()}, posted, secret)  # standard only
     key = secret if secret.startswith("whsec_") else secret.encode()
     sent = standardwebhooks.Webhook(key).verify(posted, headers)
-    assert sent["type"] == "waiting" and sent["thread"] == "ob-1"
+    assert sent["type"] == "waiting" and sent["thread"] == body["key"]
     assert sent["interrupt"]["id"] == body["waiting"][0]["id"] and sent["interrupt"]["token"]
     with pytest.raises(standardwebhooks.webhooks.WebhookVerificationError):
         standardwebhooks.Webhook(b"another").verify(posted, headers)
@@ -74,7 +76,7 @@ def test_a_delivery_carries_both_signatures_and_the_standard_library_verifies_it
 
 def test_a_failed_delivery_is_retried_later_with_the_same_webhook_id(receiver):
     receiver.answers = [(500, {}, 0.0)]
-    set_listeners([Webhook(receiver.url, "s3cret")])
+    set_listeners([Webhook(receiver.url, "s3cret-long-enough-for-a-signing-key")])
     body = pause_in("ob-2")
     assert body["not_notified"] == [{"interrupt": body["waiting"][0]["id"], "to": receiver.url, "type": "waiting",
                                      "error": "HTTP 500", "retrying": True}]
@@ -91,7 +93,7 @@ def test_a_failed_delivery_is_retried_later_with_the_same_webhook_id(receiver):
 
 def test_retry_after_on_429_is_honoured(receiver):
     receiver.answers = [(429, {"Retry-After": "120"}, 0.0)]
-    set_listeners([Webhook(receiver.url, "s3cret")])
+    set_listeners([Webhook(receiver.url, "s3cret-long-enough-for-a-signing-key")])
     pause_in("ob-3")
     row = Delivery.objects.get()
     wait = (row.next_attempt_at - timezone.now()).total_seconds()
@@ -102,7 +104,7 @@ def test_retry_after_on_429_is_honoured(receiver):
 
 def test_a_410_disables_the_endpoint_until_an_operator_re_enables_it(receiver):
     receiver.answers = [(410, {}, 0.0)]
-    webhook = Webhook(receiver.url, "s3cret")
+    webhook = Webhook(receiver.url, "s3cret-long-enough-for-a-signing-key")
     set_listeners([webhook])
     pause_in("ob-4")
     endpoint = WebhookEndpoint.objects.get(target=webhook.key)
@@ -132,13 +134,13 @@ def test_a_callable_goes_through_the_outbox_and_is_retried_until_it_returns(rece
     assert "chat service down" in body["not_notified"][0]["error"]
     due_now()
     drain()
-    assert told == [("ob-6", body["waiting"][0]["id"])] * 2
+    assert told == [(body["key"], body["waiting"][0]["id"])] * 2  # a listener is told the thread's key
     assert Delivery.objects.get().status == Delivery.Status.DELIVERED
 
 
 def test_a_waiting_notice_for_a_pause_answered_meanwhile_is_skipped_and_retries_are_bounded(receiver):
     receiver.answers = [(500, {}, 0.0)] * 3
-    set_listeners([Webhook(receiver.url, "s3cret")])
+    set_listeners([Webhook(receiver.url, "s3cret-long-enough-for-a-signing-key")])
     body = pause_in("ob-7")
     Delivery.objects.update(attempts=outbox.MAX_ATTEMPTS - 1)
     due_now()
@@ -155,7 +157,7 @@ def test_a_waiting_notice_for_a_pause_answered_meanwhile_is_skipped_and_retries_
 
 def test_an_operator_re_enables_a_gone_endpoint_from_the_admin(receiver, admin_client):
     receiver.answers = [(410, {}, 0.0)]
-    webhook = Webhook(receiver.url, "s3cret")
+    webhook = Webhook(receiver.url, "s3cret-long-enough-for-a-signing-key")
     set_listeners([webhook])
     pause_in("ob-8")
     endpoint = WebhookEndpoint.objects.get(target=webhook.key)

@@ -45,8 +45,13 @@ def _skip_without_browser() -> None:
         pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
+    """One Chromium per module, never per session: Playwright's sync API runs
+    an asyncio loop in this thread for as long as it is started, so a test of
+    another module run while it lives fails on its own ``asyncio.run()``
+    ("cannot be called from a running event loop") or its own Playwright.
+    Module-scoped, it stops before pytest moves on to another module."""
     _skip_without_browser()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)

@@ -25,7 +25,7 @@ def test_axe_finds_nothing_serious_in_any_state(shop, strict_shop, open_page):
     assert axe_serious(w) == [], "waiting"
     w.page.evaluate("document.querySelector('stalwart-chat').setAttribute('thumbs', '')")
     w.page.get_by_role("button", name="Skip this step").click()  # the shop's orders stay for the other tests
-    w.page.get_by_text("Skipped charge_card.").wait_for()
+    w.page.get_by_text("Skipped charge card.").wait_for()
     assert axe_serious(w) == [], "replied"
 
     w.page.evaluate("document.querySelector('stalwart-chat').setAttribute('theme', 'dark')")

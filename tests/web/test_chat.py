@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from tests.web.conftest import Watched, ready
 
@@ -47,9 +48,9 @@ def test_at_root_a_charge_is_approved_by_mouse_and_another_by_keyboard_alone(sho
 
     w.say("charge 40 to order 4411")
     card = w.page.locator("stalwart-confirm")
-    card.get_by_text("Charge card?").wait_for()
+    card.get_by_text("Charge the card?").wait_for()
     shown = confirm_text(w)
-    for expected in ["What it will use", "amount", "40", "order_id", "4411", "you typed it", "Why this needs you",
+    for expected in ["What it will use", "Amount", "40", "Order", "4411", "you typed it", "Why this needs you",
                      "It changes something.", "Approve", "Skip this step", "Cancel everything"]:
         assert expected in shown
     assert shown.count("you typed it") == 2
@@ -58,10 +59,20 @@ def test_at_root_a_charge_is_approved_by_mouse_and_another_by_keyboard_alone(sho
 
     w.page.get_by_role("button", name="Approve").click()
     w.page.get_by_text("ch-4411").wait_for()
-    assert "Done: charge_card. charge_id: ch-4411" in w.text()
+    assert "Done: charge card. charge id: ch-4411" in w.text()
+    assert "charge_card" not in w.text() and "order_id" not in w.text()  # words for people, never raw names
     # The reply may come over the stream before the answer's own response: wait for both.
     w.page.get_by_text("You chose: Approve").wait_for()
-    assert card.count() == 0
+    # The answered card stays where it was, collapsed, with the decision and what came of it;
+    # the transcript reads in the order things happened.
+    assert card.count() == 1 and card.locator("button").count() == 0
+    card.get_by_text("It ran.").wait_for()
+    assert "Charge the card?" in confirm_text(w)
+    log = w.text(w.page.locator("stalwart-chat [part=log]"))
+    order = [log.index(t) for t in ["charge 40 to order 4411", "Charge the card? It waits for your approval.",
+                                    "You chose: Approve", "Done: charge card."]]
+    assert order == sorted(order)
+    w.shot("answered")
     assert w.page.locator("stalwart-chat [part=status]").inner_text() == ""
 
     # Keyboard alone: the focus went back to the composer; type, Enter, Tab, Enter.
@@ -148,7 +159,7 @@ def test_a_turn_and_a_value_holding_html_show_as_text_and_nothing_runs(shop, ope
     answer = w.page.locator("stalwart-confirm").get_by_role("textbox")
     answer.fill(value)
     answer.press("Enter")
-    w.page.locator("stalwart-confirm").get_by_text("Charge card?").wait_for()
+    w.page.locator("stalwart-confirm").get_by_text("Charge the card?").wait_for()
     shown = confirm_text(w)
     assert value in shown and "you answered it" in shown
     markup = w.page.evaluate("""() => {
@@ -174,14 +185,16 @@ def test_a_reload_shows_the_waiting_pause_again(shop, open_page):
     w.page.reload()
     ready(w)
     card = w.page.locator("stalwart-confirm")
-    card.get_by_text("Charge card?").wait_for()
+    card.get_by_text("Charge the card?").wait_for()
     assert "4411" in confirm_text(w) and "you typed it" in confirm_text(w)
     assert w.page.locator("stalwart-chat [part=status]").inner_text() == "Waiting for your decision"
     session = w.page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('stalwart:session:'))")
     assert len(session) == 1
     w.page.get_by_role("button", name="Skip this step").click()
-    w.page.get_by_text("Skipped charge_card.").wait_for()
-    card.wait_for(state="detached")  # once the answer's own response is in (the streamed reply may come first)
+    w.page.get_by_text("Skipped charge card.").wait_for()
+    # Once the answer's own response is in (the streamed reply may come first): kept, collapsed.
+    card.get_by_text("You chose: Skip this step").wait_for()
+    assert card.locator("button").count() == 0
     w.assert_clean()
 
 
@@ -222,8 +235,8 @@ def test_an_answer_from_another_tab_reaches_this_page_through_the_stream(shop, o
     w.say("charge 40 to order 4411")
     w.page.get_by_role("button", name="Approve").wait_for()
     _skip_from_another_tab(shop, *_session_and_thread(w))
-    w.page.locator("stalwart-confirm").wait_for(state="detached")
-    w.page.get_by_text("Skipped charge_card.").wait_for()
+    w.page.locator("stalwart-confirm").get_by_text("You chose: Skip this step").wait_for()
+    w.page.get_by_text("Skipped charge card.").wait_for()
     assert w.page.get_by_role("button", name="Approve").count() == 0
     w.assert_clean()
 
@@ -234,7 +247,7 @@ def test_a_refusal_shows_in_one_sentence_with_its_rule_on_disclosure(strict_shop
     w.say("refund 40 on order 4411")
     decision = w.page.locator("stalwart-decision")
     decision.get_by_text("Not done").wait_for()
-    sentence = "refund_card needs the 'refunds' privilege, which this conversation does not have."
+    sentence = "Refund card needs the 'refunds' privilege, which this conversation does not have."
     assert decision.get_by_text(sentence).is_visible()
     assert w.text().count(sentence) == 1  # the reply does not say it a second time
     rule = decision.get_by_text("privilege:refunds")
@@ -328,10 +341,15 @@ def test_cancel_everything_shows_what_the_run_undid_and_what_it_could_not(shop, 
     report = w.page.locator("stalwart-rollback")
     report.wait_for()
     shown = w.text(report)
-    for expected in ["Undoing what this run did", "Undone", "Step 1", "charge_card", "undone with refund_card",
-                     "Could not be undone", "send_receipt", "Still to undo", "archive_order"]:
+    for expected in ["Undoing what this run did", "Undone", "Step 1", "Charge card", "undone with refund card",
+                     "Could not be undone", "Send receipt", "Still to undo", "Archive order"]:
         assert expected in shown
-    assert w.page.get_by_text("You chose: Cancel everything").is_visible()
+    assert "_" not in shown  # tools in words, never raw names
+    # The answered card stays, collapsed, with the decision, above what came of it.
+    kept = w.page.locator("stalwart-confirm")
+    assert kept.count() == 1 and "You chose: Cancel everything" in w.text(kept)
+    assert kept.evaluate("c => c.compareDocumentPosition(document.querySelector('stalwart-chat')"
+                         ".shadowRoot.querySelector('stalwart-rollback')) & Node.DOCUMENT_POSITION_FOLLOWING") != 0
     w.shot("rolled-back")
 
     # The element alone, given a report as its property.
@@ -341,7 +359,7 @@ def test_cancel_everything_shows_what_the_run_undid_and_what_it_could_not(shop, 
       report.report = {json.dumps(ROLLBACK)};
       document.body.prepend(report);
     }}""")
-    assert "undone with refund_card" in w.text(w.page.locator("#alone"))
+    assert "undone with refund card" in w.text(w.page.locator("#alone"))
     w.assert_clean()
 
 
@@ -380,18 +398,20 @@ def test_every_kind_of_pause_refusals_and_rollbacks_show_with_their_own_answers(
     assert "I couldn't work that out. Shall I pass it to the assistant?" in texts[3]
     assert "Yes, pass it on" in texts[3] and "No" in texts[3]
     for expected in ["Nothing can undo this step once it runs.", "the assistant wrote it", "from an earlier step",
-                     "“email” did not come from you.", "It comes after reading text from outside (read_inbox)."]:
+                     "“Email” did not come from you.", "It comes after reading text from outside (read inbox)."]:
         assert expected in texts[4]
     assert w.page.locator("stalwart-decision").get_by_text("Not allowed here.").is_visible()
     assert w.text().count("Not allowed here.") == 1
-    assert "undone with refund_card" in w.text(w.page.locator("stalwart-chat stalwart-rollback"))
+    assert "undone with refund card" in w.text(w.page.locator("stalwart-chat stalwart-rollback"))
     w.shot("every-kind")
 
     confirms.nth(0).get_by_role("button", name="Yes, it happened").click()
     w.page.get_by_text("Recorded: charge_card happened.").wait_for()
     resume = [c for c in calls(w) if c["path"].endswith("/resume")]
     assert [c["body"] for c in resume] == [{"interrupt_id": "p-u", "decision": "happened", "token": "tok-u"}]
-    assert confirms.count() == 4
+    assert confirms.count() == 5  # the answered one kept, collapsed, with its decision
+    assert "You chose: Yes, it happened" in w.text(confirms.nth(0))
+    assert confirms.nth(0).locator("button").count() == 0
     w.assert_clean()
 
 
@@ -410,7 +430,9 @@ def test_the_stream_is_followed_and_resumed_with_last_event_id(shop, open_page):
                   "stream": [{"text": first}, {"text": second, "open": True}]})
     w.page.get_by_text("charge 40 to order 4411", exact=True).wait_for()
     w.page.get_by_text("Done: charge_card. charge_id: ch-4411").wait_for()
-    assert w.page.locator("stalwart-confirm").count() == 0
+    # Answered elsewhere: the card is kept, collapsed, with that decision.
+    w.page.locator("stalwart-confirm").get_by_text("You chose: Approve").wait_for()
+    assert w.page.locator("stalwart-confirm").locator("button").count() == 0
     streams = [c for c in calls(w) if c["path"].endswith("/stream")]
     assert len(streams) == 2
     assert "Last-Event-ID" not in streams[0]["headers"]
@@ -467,8 +489,7 @@ def test_thumbs_on_replies_are_kept_and_a_quiet_notice_when_the_thumb_is_not_tak
     with w.page.expect_response(lambda r: r.url.endswith("/feedback")) as taken:
         up.press("Enter")
     assert taken.value.status == 200
-    w.page.wait_for_function("() => [...document.querySelector('stalwart-chat').shadowRoot"
-                             ".querySelectorAll('[aria-pressed=true]')].length === 1")
+    expect(w.page.locator("stalwart-chat [aria-pressed=true]")).to_have_count(1)
     assert up.get_attribute("aria-pressed") == "true"
     assert feedback and feedback[0]["thumb"] == "up" and feedback[0]["message"].startswith("m-")
     w.shot("thumbs")

@@ -24,6 +24,9 @@ SEED = ROOT.parent / "shared" / "seeds" / "002_9935f35ec105d8fa.txt"
 OWN_KEYS = {
     "origin_staff", "reason_write", "reason_egress", "reason_argument_origin", "reason_tainted_call",
     "stale", "youChose", "thumbsFailed", "undoneWith", "stillToUndo",
+    # What came of an answered call, on its collapsed card.
+    "outcome_succeeded", "outcome_failed", "outcome_refused", "outcome_skipped", "outcome_cancelled", "outcome_undone",
+    "outcome_unsure",
 }
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")

@@ -4,7 +4,8 @@
 // A message answer: {thread, run, reply: {id, text} | null, waiting: [PAUSE],
 // refusals: [{tool, rule, sentence, step}], rollback: {undone, not_undoable,
 // stuck} | null, steps: [...]}. A PAUSE: {id, kind, tool, question, arguments:
-// [{name, value, origin}], reasons, irreversible, choices, token, step, ask?}.
+// [{name, value, origin}], labels?: {name: words}, reasons, irreversible,
+// choices, token, step, ask?}.
 // Errors: {error, detail}. Anything missing or of the wrong type is read as
 // empty, never trusted to be markup: every string ends up in textContent.
 
@@ -35,11 +36,15 @@ export function decodePause(raw) {
     arguments: list(p.arguments).filter((a) => a && typeof a === "object").map((a) => ({
       name: text(a.name), value: formatValue(a.value), origin: text(a.origin),
     })),
+    // Each argument's words in the thread's language, by name (the server's; absent from older servers).
+    labels: Object.fromEntries(Object.entries(p.labels && typeof p.labels === "object" && !Array.isArray(p.labels) ? p.labels : {})
+      .filter(([, v]) => typeof v === "string" && v)),
     reasons: list(p.reasons).map(text).filter(Boolean),
     irreversible: p.irreversible === true,
     choices: list(p.choices).map(text).filter(Boolean),
     token: text(p.token),
     step: typeof p.step === "number" ? p.step : null,
+    run: text(p.run),
     turn: text(p.turn),
     // The tool's name in words, where the page knows it (/config.json's `can`).
     words: text(p.words),

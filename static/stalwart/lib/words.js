@@ -53,11 +53,19 @@ export function toolWords(tool) {
   return String(tool ?? "").replace(/[_\-.]+/g, " ").trim();
 }
 
-/** A pause's title: [key, params], or null when the pause's own question is the title (ask). */
+/** An argument as a person reads it: the server's label (in the thread's language), else its
+ * name read as words: "order_id" -> "Order id". Never the raw name. */
+export function argumentWords(pause, name) {
+  const label = pause?.labels?.[name];
+  return typeof label === "string" && label ? label : capitalise(toolWords(name));
+}
+
+/** A pause's title: [key, params], or null when the pause's own question is the title (ask, and a
+ * confirm whose question the server worded in the thread's language). */
 export function titleWord(pause, wordsOfTool = toolWords) {
   const tool = pause?.tool ? wordsOfTool(pause.tool) : "";
   switch (pause?.kind) {
-    case "confirm": return ["confirmTitle", { tool: capitalise(tool) }];
+    case "confirm": return pause.question ? null : ["confirmTitle", { tool: capitalise(tool) }];
     case "outcome_unknown": return ["unknownTitle", { tool }];
     case "saga_stuck": return ["stuck", { tool }];
     case "delegate": return ["delegateTitle", {}];
@@ -65,6 +73,16 @@ export function titleWord(pause, wordsOfTool = toolWords) {
   }
 }
 
-function capitalise(text) {
+export function capitalise(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+const OUTCOMES = {
+  succeeded: "outcome_succeeded", failed: "outcome_failed", refused: "outcome_refused", skipped: "outcome_skipped",
+  cancelled: "outcome_cancelled", undone: "outcome_undone", outcome_unknown: "outcome_unsure",
+};
+
+/** What became of an answered call, from its step's status: a key, or null while it is not settled. */
+export function outcomeKey(status) {
+  return OUTCOMES[status] ?? null;
 }

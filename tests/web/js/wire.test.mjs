@@ -6,7 +6,7 @@ import { SSEParser } from "../../../static/stalwart/lib/sse.js";
 import {
   decodeAnswer, decodeError, decodeEvent, decodePause, decodeRollback, formatValue, newThreadId, replyWithout, resumeBody,
 } from "../../../static/stalwart/lib/wire.js";
-import { answerKey, originWord, reasonWord, titleWord, toolWords } from "../../../static/stalwart/lib/words.js";
+import { answerKey, argumentWords, originWord, reasonWord, titleWord, toolWords } from "../../../static/stalwart/lib/words.js";
 
 const PAUSE = {
   id: "p-1", kind: "confirm", tool: "charge_card", question: "Run charge_card?",
@@ -102,9 +102,19 @@ test("origins, reasons and answers in words", () => {
   assert.equal(answerKey("delegate", "approve"), "delegateApprove");
   assert.equal(answerKey("ask", "answer"), null);
   assert.equal(toolWords("charge_card"), "charge card");
-  assert.deepEqual(titleWord(PAUSE), ["confirmTitle", { tool: "Charge card" }]);
+  assert.equal(titleWord(PAUSE), null);  // the server's question, in the thread's language, is the title
+  assert.deepEqual(titleWord({ ...PAUSE, question: "" }), ["confirmTitle", { tool: "Charge card" }]);
   assert.deepEqual(titleWord({ kind: "outcome_unknown", tool: "charge_card" }), ["unknownTitle", { tool: "charge card" }]);
   assert.equal(titleWord({ kind: "ask" }), null);
+});
+
+test("an argument reads as the server's label, else as its name in words, never the raw name", () => {
+  const p = decodePause({ ...PAUSE, labels: { order_id: "Pedido", amount: 7 } });
+  assert.deepEqual(p.labels, { order_id: "Pedido" });
+  assert.equal(argumentWords(p, "order_id"), "Pedido");
+  assert.equal(argumentWords(p, "amount"), "Amount");
+  assert.equal(argumentWords(decodePause(PAUSE), "order_id"), "Order id");
+  assert.deepEqual(decodePause({ ...PAUSE, labels: ["x"] }).labels, {});
 });
 
 test("server-sent events parse across chunks, CRLF, comments and multi-line data", () => {

@@ -1,0 +1,112 @@
+"""The console's answers: what an answer says (what came of it, who won a
+race, the next open pause), the token a queue row carries, and where an
+answer from the queue goes back to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from approvals.words import decision_words
+from threads.engine import token_for
+from threads.models import Interrupt
+from threads.tokens import pause_token
+
+MESSAGE_ANSWERED = _("Answered: {decision}.")
+MESSAGE_ANSWERED_CALL = _("Answered: {decision} ({call}).")
+# What came of the answered call, by its step's status after the answer.
+OUTCOMES = {
+    "succeeded": _("It ran."),
+    "failed": _("It ran and failed."),
+    "refused": _("It was refused."),
+    "skipped": _("It was skipped."),
+    "cancelled": _("It was cancelled."),
+    "outcome_unknown": _("Whether it took effect is not known."),
+    "undone": _("It was undone."),
+}
+MESSAGE_REPLY = _("The reply: “{reply}”")
+MESSAGE_NEXT = _("Next open pause: {kind}, {tool} ({thread})")
+MESSAGE_NONE_OPEN = _("No pause is open now.")
+MESSAGE_STALE_WON = _("Nothing changed: this pause was already answered “{decision}” by {who} at {when}.")
+MESSAGE_STALE_CLOSED = _("Nothing changed: this pause is no longer open ({status}).")
+SELECT_FOR_ACTION = _("Select this pause for an action: {}")
+BULK_NOT_CONFIRM = _("Not answered: only a confirm is answered from the list; open it to answer.")
+MESSAGE_EDITED = _("Edited: the call was checked again and waits as a new proposal.")
+MESSAGE_STALE_TOKEN = _("Nothing changed: the call changed since this page was shown. Open the pause again.")
+
+
+def when(moment: Any) -> str:
+    return date_format(timezone.localtime(moment), "DATETIME_FORMAT") if moment else ""
+
+
+def stale_message(extra: dict[str, Any]) -> str:
+    pause = extra.get("interrupt") or {}
+    if pause.get("status") == Interrupt.Status.ANSWERED:
+        answered_at = pause.get("answered_at")
+        moment = when(timezone.datetime.fromisoformat(answered_at)) if answered_at else ""
+        by = pause.get("answered_by") or ""
+        return str(MESSAGE_STALE_WON).format(decision=decision_words(pause.get("decision") or ""),
+                                             who=gettext("the customer") if by in ("", "session") else by,
+                                             when=moment)
+    if pause.get("status") == Interrupt.Status.OPEN:
+        return str(MESSAGE_STALE_TOKEN)
+    return str(MESSAGE_STALE_CLOSED).format(status=Interrupt.Status(pause.get("status")).label
+                                            if pause.get("status") in Interrupt.Status.values else "")
+
+
+def row_token(pause: Interrupt) -> str:
+    """``token_for(pause)`` from the row as the queue reads it (its step's index
+    annotated as ``step_at``): the same HMAC over the same fields, no query."""
+    if not hasattr(pause, "step_at"):
+        return token_for(pause)
+    return pause_token(settings.SECRET_KEY, pause=pause.id, tool=pause.tool,
+                       arguments=pause.payload.get("arguments"), run_id=pause.run_id, step=pause.step_at)
+
+
+def answerable_from_row(pause: Interrupt) -> bool:
+    return pause.status == Interrupt.Status.OPEN and pause.kind == Interrupt.Kind.CONFIRM
+
+
+def back_to(request: HttpRequest, fallback: str) -> str:
+    """The page the answer came from (the queue with its filters), if it is this site's."""
+    wanted = str(request.POST.get("next", ""))
+    if wanted and url_has_allowed_host_and_scheme(wanted, allowed_hosts={request.get_host()},
+                                                  require_https=request.is_secure()):
+        return wanted
+    return fallback
+
+
+def outcome_of(pause: Interrupt, result: dict[str, Any]) -> str:
+    index = pause.step.index if pause.step_id else None
+    step = next((s for s in result.get("steps") or [] if s.get("step") == index), None) if index else None
+    return str(step.get("status", "")) if step else ""
+
+def answered_message(pause: Interrupt, decision: str, result: dict[str, Any]) -> str:
+    """Answered, what came of it (ran, failed: with the reply), and a link to the next open pause."""
+    parts = [str(MESSAGE_ANSWERED).format(decision=decision_words(decision))]
+    outcome = OUTCOMES.get(outcome_of(pause, result))
+    if outcome is not None:
+        parts.append(str(outcome))
+    reply = ((result.get("reply") or {}).get("text") or "").strip()
+    if reply:
+        parts.append(str(MESSAGE_REPLY).format(reply=reply))
+    said = " ".join(parts)
+    # The same thread's next pause first (the run may wait again), else the oldest open one.
+    open_ = Interrupt.objects.filter(status=Interrupt.Status.OPEN).exclude(pk=pause.pk)
+    following = (open_.filter(thread_id=pause.thread_id).order_by("created_at").first()
+                 or open_.order_by("created_at").first())
+    if following is None:
+        return format_html("{} {}", said, MESSAGE_NONE_OPEN)
+    return format_html('{} <a class="next-pause" href="{}">{}</a>', said,
+                       reverse("admin:threads_interrupt_change", args=[following.pk]),
+                       str(MESSAGE_NEXT).format(kind=following.get_kind_display(), tool=following.tool or "—",
+                                                thread=following.thread_id))

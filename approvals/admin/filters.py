@@ -1,0 +1,88 @@
+"""The pause queue's filters: status (open by default), agent, source and graph."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+
+from approvals import langgraph
+from approvals.models import LangGraphCall
+from catalogue import registry
+from catalogue.agentfile import AgentFileError
+from threads.models import Interrupt
+
+
+class StatusFilter(admin.SimpleListFilter):
+    """Open pauses unless another status (or all) is chosen."""
+
+    title = _("status")
+    parameter_name = "status"
+    ALL = "all"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [*Interrupt.Status.choices, (self.ALL, _("All"))]
+
+    def choices(self, changelist: Any) -> Any:
+        current = self.value() or Interrupt.Status.OPEN
+        for value, title in self.lookup_choices:
+            yield {"selected": current == value, "display": title,
+                   "query_string": changelist.get_query_string({self.parameter_name: value})}
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
+        value = self.value() or Interrupt.Status.OPEN
+        return queryset if value == self.ALL else queryset.filter(status=value)
+
+
+class AgentFilter(admin.SimpleListFilter):
+    """The agents the agent file serves: no DISTINCT over the whole queue."""
+
+    title = _("agent")
+    parameter_name = "agent"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        try:
+            return [(a.name, a.name) for a in registry.agent_file().agents]
+        except (registry.NoAgentFile, AgentFileError):
+            return []
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
+        return queryset.filter(agent=self.value()) if self.value() else queryset
+
+
+class SourceFilter(admin.SimpleListFilter):
+    """Where a pause comes from: Stalwart's own runs, or a LangGraph graph's interrupts (SPEC §16)."""
+
+    title = _("source")
+    parameter_name = "source"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("stalwart", _("Stalwart")), ("langgraph", _("LangGraph"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
+        mirrored = LangGraphCall.objects.filter(source=LangGraphCall.Source.BRIDGE).values("run_id")
+        if self.value() == "langgraph":
+            return queryset.filter(run_id__in=mirrored)
+        if self.value() == "stalwart":
+            return queryset.exclude(run_id__in=mirrored)
+        return queryset
+
+
+class GraphFilter(admin.SimpleListFilter):
+    """The graphs this process bridges (a mirrored pause's agent is its graph): no query of its
+    own on each page of the queue; another graph's pauses are found by ``?graph=<name>``."""
+
+    title = _("graph")
+    parameter_name = "graph"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(n, n) for n in langgraph.bridge_names()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
+        return queryset.filter(agent=self.value()) if self.value() else queryset
+
+
+# A mirrored pause's decisions the console offers as buttons: those that need no text of their own.
