@@ -24,10 +24,10 @@ class OneHopHandler(ASGIHandler):
     middleware and every hook of Django's ``MiddlewareMixin`` ones crosses
     between the event loop and the request's thread: 18 crossings for one
     ``POST /threads/{id}/messages`` here, about 3 ms of a 15 ms request under
-    daphne on a slow machine. The views here are sync (the ORM is); the one async view (a
-    thread's stream asked from another origin) still runs in the event loop,
-    called the way Django calls an async view from a sync chain; the same-origin
-    stream never reaches Django (``stalwart_site.streaming``)."""
+    daphne on a slow machine. The views here are sync (the ORM is); the thread
+    stream never reaches Django (a Channels consumer: ``stalwart_site.routing``).
+    ``tests/test_asgi.py`` pins, per supported Django version, the two methods
+    this overrides."""
 
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
@@ -46,13 +46,12 @@ django_app = EmbeddableStaticFilesHandler(OneHopHandler())
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 
-from stalwart_site.routing import CleanRouter, websocket_urlpatterns  # noqa: E402
-from stalwart_site.streaming import StreamRouter  # noqa: E402
+from stalwart_site.routing import CleanRouter, http_router, websocket_urlpatterns  # noqa: E402
 
-# The thread stream is answered before Django's handler, so an open stream
-# holds no thread (stalwart_site.streaming); AuthMiddlewareStack reads the
-# admin's session cookie, so staff may follow any thread over WebSocket too.
+# A thread's stream is a Channels consumer before Django's handler, so an open
+# stream holds no thread; AuthMiddlewareStack reads the admin's session cookie,
+# so staff may follow any thread over SSE and WebSocket.
 application = ProtocolTypeRouter({
-    "http": StreamRouter(django_app),
+    "http": http_router(django_app),
     "websocket": AuthMiddlewareStack(CleanRouter(websocket_urlpatterns)),
 })

@@ -9,10 +9,14 @@ then starts Django (once per process) and migrates; called again in the same
 process with another agent file, it points the registry at that file.
 
 Both refuse an unsafe configuration before anything starts
-(``UnsafeConfiguration``, a sentence naming the variable): a secret or token
-of any kind that is set but blank or whitespace would silently weaken or turn
-off the check it guards (an HMAC under an empty key is one anyone can make),
-so it is never taken as "off"; leave the variable unset for that.
+(``UnsafeConfiguration``, a sentence naming the variable and the rule): a
+secret or token of any kind that is set but blank or whitespace would
+silently weaken or turn off the check it guards (an HMAC under an empty key
+is one anyone can make), so it is never taken as "off"; leave the variable
+unset for that. One that is set but short is refused too (``threads.strength``:
+32 bytes for a signing secret, 24 characters for the operator token), since
+a short HMAC key falls to an offline search from one signed value. The
+settings run the same refusals, for a server that imports them directly.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ import secrets
 import time
 from pathlib import Path
 
+from approvals.webhooks import STANDARD_PREFIX, standard_key
 from catalogue.agentfile import read_storage
+from threads.strength import MAKE_ONE, MIN_SECRET_BYTES, MIN_TOKEN_CHARACTERS
 
 SECRET_FILE = "secret_key"
 
@@ -34,7 +40,22 @@ SECRETS = {
     "STALWART_CONTEXT_SECRET": "the context secret (the signed Stalwart-Context header)",
     "QLS_OPERATOR_TOKEN": "the operator token (--operator-token)",
 }
+# The least length of each: bytes of UTF-8 for a signing secret (of the key
+# itself for a Standard Webhooks ``whsec_<base64>`` secret), characters for the token.
+MINIMUM = {
+    "SECRET_KEY": (MIN_SECRET_BYTES, "bytes"),
+    "STALWART_RESUME_SECRET": (MIN_SECRET_BYTES, "bytes"),
+    "STALWART_WEBHOOK_SECRET": (MIN_SECRET_BYTES, "bytes"),
+    "STALWART_CONTEXT_SECRET": (MIN_SECRET_BYTES, "bytes"),
+    "QLS_OPERATOR_TOKEN": (MIN_TOKEN_CHARACTERS, "characters"),
+}
 REFUSED_BLANK = "{name} is set but blank: {what} would accept anything. Set a real value, or unset {name}."
+REFUSED_SHORT = ("{name} is too short: {what} must be at least {minimum} {unit} ({length} given), or it can be "
+                 "guessed. Make one with: {make}")
+# What `createstaff --operator` prints: the rollback route's bearer is not an account's password.
+OPERATOR_TOKEN_HOW = ("The HTTP rollback route takes the operator token, not this password: start `stalwart serve` "
+                      f"with --operator-token or QLS_OPERATOR_TOKEN, at least {MIN_TOKEN_CHARACTERS} random "
+                      f"characters, e.g. export QLS_OPERATOR_TOKEN=$({MAKE_ONE})")
 REFUSED_WEBHOOK = "STALWART_WEBHOOK_URL is set without STALWART_WEBHOOK_SECRET: deliveries would be unsigned."
 
 
@@ -43,13 +64,29 @@ class UnsafeConfiguration(Exception):
 
 
 def refuse_unsafe(environ: dict[str, str] | os._Environ[str]) -> None:
-    """Raise ``UnsafeConfiguration`` for a blank secret or token of any kind."""
+    """Raise ``UnsafeConfiguration`` for a blank or short secret or token of any kind."""
     for name, what in SECRETS.items():
         value = environ.get(name)
-        if value is not None and not value.strip():
+        if value is None:
+            continue
+        if not value.strip():
             raise UnsafeConfiguration(REFUSED_BLANK.format(name=name, what=what))
+        minimum, unit = MINIMUM[name]
+        length = strength(name, value)
+        if length < minimum:
+            raise UnsafeConfiguration(REFUSED_SHORT.format(name=name, length=length, unit=unit, what=what,
+                                                           minimum=minimum, make=MAKE_ONE))
     if (environ.get("STALWART_WEBHOOK_URL") or "").strip() and environ.get("STALWART_WEBHOOK_SECRET") is None:
         raise UnsafeConfiguration(REFUSED_WEBHOOK)
+
+
+def strength(name: str, value: str) -> int:
+    """The length the minimum of ``name`` is measured in."""
+    if MINIMUM[name][1] == "characters":
+        return len(value)
+    if name == "STALWART_WEBHOOK_SECRET" and value.startswith(STANDARD_PREFIX):
+        return len(standard_key(value))  # the Standard Webhooks key is the decoded bytes
+    return len(value.encode())
 
 
 def _given_secrets(resume_secret: str | None, operator_token: str | None) -> dict[str, str]:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import socket
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from catalogue.agentfile import AgentFile, AgentFileError, load_agent_file
 
@@ -50,6 +52,8 @@ def port_free(host: str, port: int) -> str | None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     af = _load(args.agent_file, args.agent)
+    # /pair/ is served only with --dev-pair (settings.STALWART_DEV_PAIR); else it is 404.
+    os.environ["STALWART_DEV_PAIR"] = "1" if args.dev_pair else ""
     from stalwart_site.bootstrap import UnsafeConfiguration, prepare
 
     try:
@@ -80,15 +84,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         code = pairing_code_create()
         print(f"Pairing code: {code} (enter it at http://{args.host}:{args.port}/pair/ within {PAIR_MINUTES} minutes)",
               flush=True)
-    from daphne.server import Server
+    from stalwart_site.guard import Server  # daphne's, answering what twisted refuses in JSON
 
-    from stalwart_site.sweeper import start as sweeper_start
-
-    sweeper_start()  # steps whose worker died: found at start-up and every STALWART_SWEEP_SECONDS
     name = af.agent(args.agent).name
     from stalwart_site.context import context_mode
+    from stalwart_site.mcp.http import mcp_mode
 
     print(context_mode(), flush=True)
+    print(mcp_mode(), flush=True)
     print(f"Serving {name} at http://{args.host}:{args.port}/ (admin at /admin/)", flush=True)
     host = args.host.replace(":", r"\:")
     server = Server(application=application, endpoints=[f"tcp:port={args.port}:interface={host}"],
@@ -97,6 +100,37 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not server.listening_addresses:  # lost a race for the port after the check: still not a clean exit
         print(REFUSED_PORT.format(host=args.host, port=args.port, reason="could not listen"), file=sys.stderr)
         return EXIT_PORT_BUSY
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """The MCP gateway over stdio (SPEC §15): stdout is the protocol's, so every word goes to stderr."""
+    af = _load(args.agent_file, args.agent)
+    from stalwart_site.bootstrap import UnsafeConfiguration, prepare
+
+    try:
+        prepare(public_url=args.public_url)
+    except UnsafeConfiguration as exc:
+        print(f"stalwart: refused to start: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    from django.core.exceptions import ImproperlyConfigured
+
+    from stalwart_site.serve import make_app
+
+    try:
+        make_app(str(af.path), agent=args.agent)  # Django, the database, the listeners and this process's worker
+    except ImproperlyConfigured as exc:
+        print(f"stalwart: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    import asyncio
+
+    from django.conf import settings
+
+    from stalwart_site.mcp.stdio import serve_stdio
+
+    name = af.agent(args.agent).name
+    print(f"Serving {name}'s tools over MCP (stdio); pauses wait in the console", file=sys.stderr, flush=True)
+    asyncio.run(serve_stdio(name, base_url=settings.PUBLIC_URL or "http://127.0.0.1:8700"))
     return 0
 
 
@@ -132,6 +166,74 @@ def cmd_createstaff(args: argparse.Namespace) -> int:
     print(f"Database: {staff_database()}")
     print(f"Created {role} '{args.name}'. One-time password: {password}")
     print("Sign in at /admin/: the first sign-in asks for a new password.")
+    if args.operator:
+        from stalwart_site.bootstrap import OPERATOR_TOKEN_HOW
+
+        print(OPERATOR_TOKEN_HOW)
+    return 0
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
+
+
+def cmd_reset_demo(args: argparse.Namespace) -> int:
+    import os
+
+    from examples import shop
+    from stalwart_site.bootstrap import data_dir, setup
+
+    folder = data_dir()
+    if not os.environ.get("DATABASE_URL") and not folder.is_dir():
+        print(f"Nothing to reset: no data folder at {folder} (the demo starts afresh).")
+        return 0
+    af = _load(str(Path(shop.__file__).parent / "agent.yaml"))
+    setup(agent_file=af.path)
+    from approvals.services import staff_database
+    from stalwart_site.demo import demo_reset
+
+    done = demo_reset(agents=[a.name for a in af.agents])
+    print(f"Reset the demo in {staff_database()}: forgot {_count(done.threads, 'thread')} with their runs and pauses; "
+          f"the shop's orders are back as seeded (4411 unpaid); kept {_count(done.staff, 'staff account')}.")
+    if done.withdrawn:
+        print(f"Still withdrawn: {', '.join(done.withdrawn)} (restore in the console: /admin/catalogue/tool/).")
+    return 0
+
+
+def cmd_mcp_client(args: argparse.Namespace) -> int:
+    """An MCP client's key, made (and printed once) or revoked, as the console does it."""
+    import os
+
+    from stalwart_site.bootstrap import data_dir, setup
+
+    if not os.environ.get("DATABASE_URL") and not data_dir().is_dir():
+        print(f"stalwart: no data folder at {data_dir()}: run this where `stalwart serve` runs", file=sys.stderr)
+        return EXIT_INVALID
+    setup()
+    from approvals.mcpclients import mcp_client_create, mcp_client_revoke
+    from approvals.models import McpClient
+
+    if args.revoke:
+        client = McpClient.objects.filter(name=args.name).first()
+        if client is None:
+            print(f"stalwart: no MCP client named {args.name!r}", file=sys.stderr)
+            return EXIT_INVALID
+        mcp_client_revoke(client=client)
+        print(f"Revoked the key of MCP client '{args.name}': its calls are refused from now on.")
+        return 0
+    context = {}
+    for pair in args.ctx:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            print(f"stalwart: --ctx takes NAME=VALUE, not {pair!r}", file=sys.stderr)
+            return EXIT_INVALID
+        context[name] = value
+    if McpClient.objects.filter(name=args.name).exists():
+        print(f"stalwart: an MCP client named {args.name!r} exists; revoke it or choose another name", file=sys.stderr)
+        return EXIT_INVALID
+    _client, key = mcp_client_create(name=args.name, privileges=args.priv, context=context, by="stalwart mcp-client")
+    print(f"Made MCP client '{args.name}'. Its key, shown this once: {key}")
+    print("Send it as Authorization: Bearer <key> (docs/mcp.md shows each client's configuration).")
     return 0
 
 
@@ -173,6 +275,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--webhook", metavar="URL",
                    help="POST each new pause here, signed under STALWART_WEBHOOK_SECRET (STALWART_WEBHOOK_URL)")
     s.set_defaults(func=cmd_serve)
+    m = sub.add_parser("mcp", help="serve the agent's tools over MCP on stdio (for clients that launch servers)")
+    m.add_argument("agent_file")
+    m.add_argument("--agent")
+    m.add_argument("--public-url", help="where the console is served (the pauses' links)")
+    m.set_defaults(func=cmd_mcp)
     pl = sub.add_parser("plan", help="print the planned calls as JSON; runs nothing")
     pl.add_argument("agent_file")
     pl.add_argument("text")
@@ -185,6 +292,15 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("name")
     c.add_argument("--operator", action="store_true")
     c.set_defaults(func=cmd_createstaff)
+    r = sub.add_parser("reset-demo", help="put the example shop's demo back as it started: its orders as seeded, "
+                       "no threads, runs or pauses; staff accounts, withdrawals and settings are kept")
+    r.set_defaults(func=cmd_reset_demo)
+    mc = sub.add_parser("mcp-client", help="make an MCP client's key (printed once), or --revoke it")
+    mc.add_argument("name")
+    mc.add_argument("--priv", action="append", default=[], metavar="NAME", help="a privilege its calls carry")
+    mc.add_argument("--ctx", action="append", default=[], metavar="NAME=VALUE", help="a context value its calls carry")
+    mc.add_argument("--revoke", action="store_true")
+    mc.set_defaults(func=cmd_mcp_client)
     ct = sub.add_parser("context-token", help="mint a signed Stalwart-Context token (HS256 JWT)")
     ct.add_argument("--ctx", action="append", default=[], metavar="NAME=VALUE",
                     help="a context value (repeat it); a JSON object also works: --ctx '{\"customer\": \"c-208\"}'")

@@ -15,9 +15,12 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from threads.context import DEFAULT_TTL, MIN_SECRET_BYTES, context_token_mint
+from threads.context import DEFAULT_TTL, context_token_mint
+from threads.strength import MAKE_ONE, MIN_SECRET_BYTES
 
 SECRET_VARIABLE = "STALWART_CONTEXT_SECRET"
+SHORT_SECRET = ("the context secret is {length} bytes; a server refuses to start with one under {minimum} "
+                "(make one with {make})")
 
 
 class ContextArgumentError(ValueError):
@@ -37,6 +40,9 @@ def context_token(
     secret = secret if secret is not None else os.environ.get(SECRET_VARIABLE, "")
     if not secret:
         raise ContextArgumentError(f"no secret: set {SECRET_VARIABLE} or pass --secret")
+    if len(secret.encode()) < MIN_SECRET_BYTES:  # a token no server of ours would accept
+        raise ContextArgumentError(SHORT_SECRET.format(length=len(secret.encode()), minimum=MIN_SECRET_BYTES,
+                                                       make=MAKE_ONE))
     if ttl <= 0:
         raise ContextArgumentError("--ttl must be a positive number of seconds")
     if isinstance(priv, str):
@@ -71,9 +77,7 @@ def _ctx(ctx: Mapping[str, Any] | Iterable[str] | None) -> dict[str, Any]:
 def context_mode() -> str:
     """What ``serve`` says at start about where context comes from."""
     secret = os.environ.get(SECRET_VARIABLE, "")
-    if secret:
-        weak = len(secret.encode()) < MIN_SECRET_BYTES
-        note = f" (warning: shorter than {MIN_SECRET_BYTES} bytes)" if weak else ""
-        return f"Context: signed only (Stalwart-Context header, HS256 under {SECRET_VARIABLE}){note}."
+    if secret:  # a short one was refused at start (stalwart_site.bootstrap)
+        return f"Context: signed only (Stalwart-Context header, HS256 under {SECRET_VARIABLE})."
     return (f"Context: UNSIGNED ({SECRET_VARIABLE} is not set). A body `context` is accepted as the person "
             "typing it and gives no privileges; set the secret before anyone else can reach this server.")

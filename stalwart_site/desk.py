@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+DETAIL_NOT_THIS_SESSION = ("There is no thread {thread!r} for this Desk's session: a thread belongs to the "
+                           "session that opened it. To answer another session's thread, make the Desk with "
+                           "Desk(..., session=<that session>).")
+
 
 @dataclass
 class Reply:
@@ -61,75 +65,66 @@ class Desk:
 
         return session_hash(self.session)
 
+    def key(self, thread: str) -> str:
+        """The stored key of this session's thread ``thread``: how staff, the
+        console, signed channels and webhooks name it."""
+        from threads.keys import thread_key
+
+        return thread_key(thread, self._session_hash)
+
     def say(self, thread: str, text: str, context: dict[str, Any] | None = None,
             language: str | None = None, privileges: list[str] | tuple[str, ...] = ()) -> Reply:
         """A turn. The Desk runs in the team's own process, so ``context`` and
         ``privileges`` are taken as given (no token: the process is trusted)."""
         from threads.engine import turn_submit
-        from threads.selectors import answer_view
 
         if isinstance(privileges, str):
             raise TypeError("privileges is a list of names, such as ['refunds'], not one string")
-        advance = turn_submit(thread_id=thread, session_hash=self._session_hash, text_=text,
-                              language=language, context=context, privileges=list(privileges),
-                              agent_name=self.agent)
-        return Reply.of(answer_view(advance))
+        return Reply.of(turn_submit(thread_id=self.key(thread), session_hash=self._session_hash, text=text,
+                                    language=language, context=context, privileges=list(privileges),
+                                    agent=self.agent))
 
     def waiting(self, thread: str) -> list[dict[str, Any]]:
         from threads.engine import open_pauses
+
+        return open_pauses(self._thread(thread))
+
+    def _thread(self, thread: str) -> str:
+        """This session's thread (else a 404 that says how threads belong to sessions)."""
+        from threads.errors import NotFound
         from threads.selectors import thread_access
 
-        return open_pauses(thread_access(thread_id=thread, session=self.session).id)
-
-    def _open(self, thread: str) -> tuple[Any, list[dict[str, Any]]]:
-        """The thread (this session's) and what waits in it, read in one transaction."""
-        from django.db import transaction
-
-        from threads.engine import open_pauses
-        from threads.selectors import thread_access
-
-        with transaction.atomic():
-            t = thread_access(thread_id=thread, session=self.session)
-            return t, open_pauses(t.id)
-
-    def _answer(self, thread: Any, interrupt_id: str, decision: str, token: str, answer: Any,
-                pause: Any = None) -> Reply:
-        from approvals.answers import interrupt_answer
-        from threads.selectors import answer_view
-
-        advance = interrupt_answer(thread=thread, interrupt_id=interrupt_id, decision=decision, token=token,
-                                   answer=answer, answered_by="desk", pause=pause)
-        return Reply.of(answer_view(advance))
+        try:
+            return thread_access(thread_id=thread, session=self.session).id
+        except NotFound as exc:
+            raise NotFound(DETAIL_NOT_THIS_SESSION.format(thread=thread)) from exc
 
     def resume(self, thread: str, interrupt_id: str, decision: str, token: str | None = None,
                answer: Any = None) -> Reply:
-        t, open_ = self._open(thread)
+        """Answer the pause ``interrupt_id`` (with the token it shows, unless given)."""
+        from threads.engine import open_pauses, pause_answer
+        from threads.models import Interrupt
+
+        thread_id = self._thread(thread)
         if token is None:
-            token = next((p["token"] for p in open_ if p["id"] == interrupt_id), "")
-        return self._answer(t, interrupt_id, decision, token, answer)
+            token = next((p["token"] for p in open_pauses(thread_id) if p["id"] == interrupt_id), "")
+        return Reply.of(pause_answer(thread_id=thread_id, pause_id=interrupt_id, decision=decision, token=token,
+                                     answer=answer, by="desk", via=Interrupt.Via.PYTHON))
 
     def confirm(self, thread: str, decision: str, waiting: str | None = None, answer: Any = None) -> Reply:
-        """Answer the pause ``waiting`` (an id), or the first that waits: found
-        with its thread in one read, and answered with the token it shows."""
-        import secrets as _secrets
-
-        from threads.engine import expire_questions, thread_pauses, token_for
-        from threads.errors import NotFound
+        """Answer the pause ``waiting`` (an id), or the first that waits, with the token it shows."""
+        from threads.engine import open_pauses, pause_answer
         from threads.models import Interrupt
-        from threads.selectors import thread_access
 
-        pauses = thread_pauses(thread, whole=True)
-        if pauses and not _secrets.compare_digest(pauses[0].thread.session_hash, self._session_hash):
-            raise NotFound()  # another session's thread: the same 404 as one that does not exist
-        if expire_questions(thread, pauses):  # questions past their time close first
-            pauses = [p for p in pauses if p.status == Interrupt.Status.OPEN]
+        thread_id = self._thread(thread)
+        pauses = open_pauses(thread_id)
         if not pauses:
-            thread_access(thread_id=thread, session=self.session)  # a 404 for a thread not this session's
             raise LookupError(f"nothing waits in thread {thread!r}: call say() first")
-        pause = next((p for p in pauses if p.id == waiting), None) if waiting else pauses[0]
+        pause = next((p for p in pauses if p["id"] == waiting), None) if waiting else pauses[0]
         if pause is None:
             raise LookupError(f"no open pause {waiting!r} in thread {thread!r}")
-        return self._answer(pause.thread, pause.id, decision, token_for(pause), answer, pause=pause)
+        return Reply.of(pause_answer(thread_id=thread_id, pause_id=pause["id"], decision=decision,
+                                     token=pause["token"], answer=answer, by="desk", via=Interrupt.Via.PYTHON))
 
     def answer(self, thread: str, text: str | None = None, index: int | None = None) -> Reply:
         """Answer the first open question (``ask``)."""

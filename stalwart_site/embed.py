@@ -15,12 +15,18 @@ with none, nothing outside this origin is allowed. Three places carry it:
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from corsheaders.middleware import CorsMiddleware
 from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.http import HttpRequest, HttpResponse
+from django.core.exceptions import SuspiciousFileOperation
+from django.http import Http404, HttpRequest, HttpResponse
+
+from stalwart_site.errors import security_headers
+
+security = logging.getLogger("stalwart.security")
 
 # The modules the entry module imports, for <link rel="modulepreload"> on `/`.
 WIDGET_MODULES = [
@@ -64,9 +70,27 @@ def _no_view(request: HttpRequest) -> HttpResponse:  # CorsMiddleware's get_resp
 
 
 class EmbeddableStaticFilesHandler(ASGIStaticFilesHandler):
-    """The app's own static files, with the same CORS grant as the API."""
+    """The app's own static files, with the same CORS grant as the API, and
+    the security headers the middleware (which does not run here) gives every
+    other answer.
+
+    A path that leaves the static folder (``/static/%2e%2e/x``: daphne
+    decodes it to ``..``) makes Django's finders raise
+    ``SuspiciousFileOperation``, which its handler does not catch (it only
+    turns ``Http404`` into an answer), so daphne answered an HTML 500. There
+    is nothing there to serve: it is the JSON 404 of any missing file."""
+
+    def serve(self, request: HttpRequest) -> Any:
+        try:
+            return super().serve(request)
+        except SuspiciousFileOperation as exc:
+            security.warning("a static path outside the static folder: %r (from %s)", request.path,
+                             request.META.get("REMOTE_ADDR"))
+            raise Http404 from exc
 
     async def get_response_async(self, request: HttpRequest) -> Any:
         cors = CorsMiddleware(_no_view)
         response = cors.check_preflight(request) or await super().get_response_async(request)
+        for name, value in security_headers():
+            response.headers.setdefault(name, value)
         return cors.add_response_headers(request, response)

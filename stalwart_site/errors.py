@@ -32,6 +32,27 @@ DETAIL_INTERNAL = _("Something went wrong on our side; nothing was lost. Quote t
 DETAIL_BAD_REQUEST = _("The request is not valid.")
 
 
+def security_headers() -> list[tuple[str, str]]:
+    """The headers Django's security middleware gives an answer, from the same
+    settings: for the answers made before that middleware runs (the static
+    files, ``stalwart_site.guard``'s refusals)."""
+    from django.conf import settings
+
+    headers = [("X-Frame-Options", str(settings.X_FRAME_OPTIONS))]
+    if settings.SECURE_CONTENT_TYPE_NOSNIFF:
+        headers.append(("X-Content-Type-Options", "nosniff"))
+    if settings.SECURE_REFERRER_POLICY:
+        headers.append(("Referrer-Policy", str(settings.SECURE_REFERRER_POLICY)))
+    if settings.SECURE_CROSS_ORIGIN_OPENER_POLICY:
+        headers.append(("Cross-Origin-Opener-Policy", str(settings.SECURE_CROSS_ORIGIN_OPENER_POLICY)))
+    if settings.SECURE_HSTS_SECONDS:  # a browser ignores it over plain HTTP (RFC 6797), so it may always go
+        hsts = f"max-age={settings.SECURE_HSTS_SECONDS}"
+        hsts += "; includeSubDomains" if settings.SECURE_HSTS_INCLUDE_SUBDOMAINS else ""
+        hsts += "; preload" if settings.SECURE_HSTS_PRELOAD else ""
+        headers.append(("Strict-Transport-Security", hsts))
+    return headers
+
+
 def error_response(err: StalwartError) -> JsonResponse:
     return JsonResponse(err.body(), status=err.http_status)
 

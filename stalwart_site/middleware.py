@@ -23,6 +23,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
+from django.utils.translation import gettext_lazy as _
 
 from approvals.services import password_must_change
 from stalwart_site.embed import CSP as CSP_TEMPLATE
@@ -31,7 +32,7 @@ from stalwart_site.parsers import lone_surrogate
 from threads.errors import TooLarge
 
 REQUEST_ID_HEADER = "X-Request-Id"
-DETAIL_BAD_HEADER = "A request header holds text that is not valid Unicode (a lone surrogate)."
+DETAIL_BAD_HEADER = _("A request header holds text that is not valid Unicode (a lone surrogate).")
 
 # Strict: nothing inline, nothing from another origin. The chat page, the
 # pairing page, the admin and Swagger UI (its initialiser served as a file)
@@ -48,7 +49,7 @@ class RequestIdMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         request.request_id = uuid.uuid4().hex  # type: ignore[attr-defined]
         if any(isinstance(v, str) and lone_surrogate(v) for k, v in request.META.items() if k.startswith("HTTP_")):
-            response: HttpResponse = JsonResponse({"error": "bad_request", "detail": DETAIL_BAD_HEADER}, status=400)
+            response: HttpResponse = JsonResponse({"error": "bad_request", "detail": str(DETAIL_BAD_HEADER)}, status=400)
         else:
             response = self.get_response(request)
         response[REQUEST_ID_HEADER] = request.request_id  # type: ignore[attr-defined]

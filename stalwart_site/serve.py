@@ -15,6 +15,7 @@ def make_app(
     *,
     agent: str | None = None,
     migrate: bool = True,
+    worker: bool = True,
 ) -> Any:
     """Set Django up for ``agent_file`` and return the ASGI application.
 
@@ -23,6 +24,12 @@ def make_app(
     (``approvals.outbox``), as is ``STALWART_WEBHOOK_URL``'s webhook; with
     ``secret`` set, ``POST /threads/{id}/resume``
     must carry a valid ``Stalwart-Signature`` over its body.
+
+    It starts this process's worker (``stalwart_site.worker``: heartbeat,
+    the sweep that finds dead workers' calls and overdue pauses, the outbox
+    drain, the event publisher), so a team mounting it in its own server
+    gets the same recovery as ``stalwart serve``; ``worker=False`` leaves
+    that to the caller (``stalwart_site.worker.start()``).
     """
     from catalogue.agentfile import load_agent_file
     from stalwart_site.bootstrap import setup
@@ -32,15 +39,16 @@ def make_app(
     from django.conf import settings
 
     from approvals.notify import set_listeners
-    from approvals.outbox import outbox_start
     from approvals.webhooks import Webhook
 
     listeners = list(on_interrupt or [])
     if settings.STALWART_WEBHOOK_URL:
         listeners.append(Webhook(settings.STALWART_WEBHOOK_URL, settings.STALWART_WEBHOOK_SECRET, timeout=10.0))
     set_listeners(listeners)
-    # Each serving process drains the notification outbox (retries, other workers' leftovers).
-    outbox_start()
+    if worker:
+        from stalwart_site.worker import start
+
+        start()
     from stalwart_site.asgi import application
 
     return application

@@ -7,11 +7,14 @@ reads a file: ``stalwart_site.bootstrap`` prepares the environment first.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from urllib.parse import urlparse
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+
+from stalwart_site.bootstrap import UnsafeConfiguration, refuse_unsafe
 
 env = environ.Env()
 
@@ -32,6 +35,12 @@ if not SECRET_KEY.strip():
         "SECRET_KEY is not set: start through `stalwart` or manage.py (which keep one in the data folder), "
         "or set SECRET_KEY."
     )
+# Every entry point refused blank and short secrets already (the bootstrap);
+# the same refusals here stop a server that imports these settings directly.
+try:
+    refuse_unsafe(os.environ)
+except UnsafeConfiguration as exc:
+    raise ImproperlyConfigured(str(exc)) from exc
 PUBLIC_URL = env.str("STALWART_PUBLIC_URL", default="").rstrip("/")
 _public = urlparse(PUBLIC_URL) if PUBLIC_URL else None
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
@@ -72,10 +81,13 @@ INSTALLED_APPS = [
 ]
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",  # first: even a 413 carries its CORS grant (embedding block below)
+    # Next the security headers, so the answers the middleware below makes by
+    # itself (a 413, a 400 for a bad header) carry them too.
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "stalwart_site.middleware.RequestIdMiddleware",
     "stalwart_site.middleware.ContentSecurityPolicyMiddleware",
     "stalwart_site.middleware.BodyLimitMiddleware",
-    "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -83,7 +95,6 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "stalwart_site.middleware.PasswordChangeFirstMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 ROOT_URLCONF = "stalwart_site.urls"
 ASGI_APPLICATION = "stalwart_site.asgi.application"
@@ -138,12 +149,17 @@ elif _db["ENGINE"] == "django.db.backends.postgresql":
 
 # --- Channels ----------------------------------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
+# What the channel layer's and the shared cache's keys start with, so that
+# deployments (or the test suite's parallel workers) can share one Redis
+# database without hearing each other. Empty: the keys are "asgi..." and "stalwart:...".
+REDIS_PREFIX = env.str("STALWART_REDIS_PREFIX", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         # redis-py reads with a 5 s socket timeout by default, the same as the layer's
         # blocking pop (BZPOPMIN, 5 s): an idle listener's read would race it and fail.
         "default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
-                    "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]}}
+                    "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                               "prefix": REDIS_PREFIX + "asgi"}}
     }
 else:
     # Channels' in-memory layer, with a fan-out that scales (stalwart_site.layers).
@@ -168,7 +184,7 @@ else:
                      "LOCATION": str(DATA_DIR / "cache")}
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},  # Django's own default
-    "shared": {**_shared_cache, "KEY_PREFIX": "stalwart"},
+    "shared": {**_shared_cache, "KEY_PREFIX": REDIS_PREFIX + "stalwart"},
 }
 
 # --- DRF --------------------------------------------------------------------------
@@ -208,8 +224,13 @@ STALWART_ASK_TIMEOUT = env.int("STALWART_ASK_TIMEOUT", default=600)
 # long a running step's heartbeat may be silent before its lease lapses.
 STALWART_SWEEP_SECONDS = env.float("STALWART_SWEEP_SECONDS", default=5.0)
 STALWART_LEASE_SECONDS = env.float("STALWART_LEASE_SECONDS", default=5.0)
+# /pair/ (a --dev-pair code signs a browser in) is served only when `stalwart serve --dev-pair` set this.
+STALWART_DEV_PAIR = env.bool("STALWART_DEV_PAIR", default=False)
 # Four eyes: whoever edited a call in the console may not approve the edited proposal.
 STALWART_FOUR_EYES = env.bool("STALWART_FOUR_EYES", default=True)
+# Who the engine tells of a pause (threads.engine.notify): the answering side's durable
+# outbox. A dotted path, as Django names its SESSION_ENGINE: code, not an environment value.
+STALWART_NOTIFIER = "approvals.notify.OutboxNotifier"
 # With a secret (make_app(secret=...)), resumes must carry a Stalwart-Signature.
 STALWART_RESUME_SECRET = env.str("STALWART_RESUME_SECRET", default="")
 # With it, context comes only from a signed Stalwart-Context header (an HS256 JWT);
@@ -226,7 +247,7 @@ STALWART_CONTEXT_SECRET = env.str("STALWART_CONTEXT_SECRET", default="")
 STALWART_EMBED_ORIGINS = [o.strip().rstrip("/") for o in env.list("STALWART_EMBED_ORIGINS", default=[]) if o.strip()]
 INSTALLED_APPS.append("corsheaders")  # its system checks refuse a malformed origin at start
 CORS_ALLOWED_ORIGINS = STALWART_EMBED_ORIGINS
-CORS_URLS_REGEX = r"^/(static/|threads/|config\.json$|plan$|healthz$)"
+CORS_URLS_REGEX = r"^/(static/|threads/|agui/|config\.json$|plan$|healthz$)"  # agui/: AG-UI clients (SPEC §17)
 CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["content-type", "idempotency-key", "stalwart-context", "stalwart-session", "last-event-id"]
 CORS_EXPOSE_HEADERS = ["Stalwart-Session"]

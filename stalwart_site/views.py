@@ -1,16 +1,65 @@
+"""The site's own pages: the chat at ``/``, and the OpenAPI document and its
+browsable page (drf-spectacular's views, with their errors in JSON)."""
+
 from __future__ import annotations
+
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from catalogue import registry
 from stalwart_site.embed import WIDGET_MODULES, chat_headers
+
+# The chat page's language switch: ``/?language=pt-BR`` sets the widget's
+# ``language`` (its words, and the language sent with each turn), kept in a
+# cookie that lasts the browser's session. Each language is named in itself.
+LANGUAGE_COOKIE = "stalwart_chat_language"
+LANGUAGE_NAMES = {"en": "English", "pt-BR": "Português"}
 
 
 def chat_view(request: HttpRequest) -> HttpResponse:
     # The policy every HTML page gets (ContentSecurityPolicyMiddleware), with framing by the embed origins.
     agent = registry.get_agent()
+    asked = request.GET.get("language", "")
+    kept = request.COOKIES.get(LANGUAGE_COOKIE, "")
+    chosen = asked if asked in LANGUAGE_NAMES else kept if kept in LANGUAGE_NAMES else ""
+    language = chosen or registry.choose_language(agent)
     response = render(request, "chat.html", {
-        "agent": agent, "language": registry.choose_language(agent), "modules": WIDGET_MODULES,
+        "agent": agent, "language": language, "django_language": language.lower(), "modules": WIDGET_MODULES,
+        "languages": [{"code": code, "name": name, "current": code == language}
+                      for code, name in LANGUAGE_NAMES.items()],
     })
+    if asked in LANGUAGE_NAMES and asked != kept:
+        # No max_age: a session cookie, forgotten when the browser closes.
+        response.set_cookie(LANGUAGE_COOKIE, asked, samesite="Lax", httponly=True, secure=request.is_secure())
     return chat_headers(response)
+
+
+class JSONErrorsMixin:
+    """A view whose answers are not JSON (YAML, HTML) that still answers its
+    errors in SPEC §10's JSON.
+
+    DRF renders an error with the renderer the request negotiated, or, when
+    negotiation itself failed (``?format=xml``: 404; an ``Accept`` nothing
+    matches: 406), with the view's first renderer. For the schema view that is
+    YAML, which cannot represent the error's lazily translated sentence, so
+    ``/api/schema/?format=xml`` was a 500; the Swagger page answered HTML."""
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(response, Response) and getattr(response, "exception", False):
+            request.accepted_renderer = JSONRenderer()
+            request.accepted_media_type = JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
+
+
+class SchemaApi(JSONErrorsMixin, SpectacularAPIView):
+    """``GET /api/schema/``: the OpenAPI 3.1 document (YAML; JSON with ``?format=json``)."""
+
+
+class SchemaDocsView(JSONErrorsMixin, SpectacularSwaggerSplitView):
+    """``GET /api/docs/``: Swagger UI over the document, its assets served locally."""

@@ -6,6 +6,8 @@
 - no import circle between modules, and no private name imported across
   packages;
 - no module of the run store or the answering side over 400 lines;
+- the status of a run, a step or a pause is written only by its one function
+  (``threads.engine.lifecycle``, ``threads.engine.pauses.pause_close``);
 - every link of every Markdown file resolves to a file inside the repository.
 """
 
@@ -32,7 +34,7 @@ def lint_imports(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=120, env={"PYTHONPATH": str(cwd), "PATH": "/usr/bin:/bin"})
 
 
-@pytest.mark.parametrize("contract", ["layers", "pure"])
+@pytest.mark.parametrize("contract", ["layers", "facade", "pure"])
 def test_import_contract_is_kept(contract: str) -> None:
     done = lint_imports(ROOT, "--contract", contract)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -51,10 +53,13 @@ def test_import_contracts_catch_an_upward_and_a_framework_import(tmp_path: Path)
         f.write("\nfrom catalogue import helper_for_test  # noqa\n")
     with (tmp_path / "threads" / "tokens.py").open("a") as f:
         f.write("\nimport approvals.webhooks  # noqa\n")
+    with (tmp_path / "approvals" / "groups.py").open("a") as f:  # a door reaching past the engine's facade
+        f.write("\nfrom threads.engine.unit import unit  # noqa\n")
     done = lint_imports(tmp_path)
     assert done.returncode == 1
     assert "catalogue.helper_for_test" in done.stdout and "approvals.webhooks" in done.stdout
-    assert done.stdout.count("BROKEN") == 2, done.stdout
+    assert "approvals.groups -> threads.engine.unit" in done.stdout
+    assert done.stdout.count("BROKEN") == 3, done.stdout
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +99,103 @@ def test_no_private_name_imported_across_packages() -> None:
 def test_module_stays_small(path: Path) -> None:
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it by sub-area"
+
+
+# The one function per state change (STYLE.md anti-pattern 11): every write of
+# a run's, a step's or a pause's status is one of these.
+STATUS_WRITERS = {
+    ("threads/engine/lifecycle.py", "run_status_set"), ("threads/engine/lifecycle.py", "step_status_set"),
+    ("threads/engine/lifecycle.py", "step_claim"), ("threads/engine/lifecycle.py", "steps_status_set"),
+    ("threads/engine/pauses.py", "pause_close"),
+}
+ENGINE_MODELS = {"Run", "Step", "Interrupt"}
+RELATED = {"steps", "interrupts", "runs"}  # a run's steps, a thread's runs, ...
+# Other models with a status of their own, written in their own services.
+OTHER_STATUS_FILES = {"threads/idempotency.py", "catalogue/commands.py"}
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+
+
+class _StatusWrites(ast.NodeVisitor):
+    def __init__(self, name: str) -> None:
+        self.name, self.function, self.found = name, "", []  # type: ignore[var-annotated]
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        outer, self.function = self.function, node.name
+        self.generic_visit(node)
+        self.function = outer
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def write(self, node: ast.AST, what: str) -> None:
+        if (self.name, self.function) not in STATUS_WRITERS and self.name not in OTHER_STATUS_FILES:
+            self.found.append(f"{self.name}:{getattr(node, 'lineno', '?')} {what}")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        keywords = {k.arg for k in node.keywords}
+        if isinstance(node.func, ast.Attribute):
+            engine = bool(_names_in(node.func.value) & (ENGINE_MODELS | RELATED))
+            if node.func.attr in ("update", "create", "get_or_create", "update_or_create") \
+                    and "status" in keywords and engine:
+                self.write(node, f"{node.func.attr}(status=...)")
+            if node.func.attr == "save" and any(
+                    k.arg == "update_fields" and "status" in {c.value for c in ast.walk(k.value)
+                                                             if isinstance(c, ast.Constant)} for k in node.keywords):
+                self.write(node, "save(update_fields=[... 'status' ...])")
+        if isinstance(node.func, ast.Name) and node.func.id in ENGINE_MODELS and "status" in keywords:
+            self.write(node, f"{node.func.id}(status=...)")
+        self.generic_visit(node)
+
+    def _assigned(self, node: ast.AST, targets: list[ast.expr]) -> None:
+        for target in targets:
+            if any(isinstance(t, ast.Attribute) and t.attr == "status" and isinstance(t.ctx, ast.Store)
+                   for t in ast.walk(target)):
+                self.write(node, ".status = ...")
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._assigned(node, node.targets)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._assigned(node, [node.target])
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._assigned(node, [node.target])
+
+
+def status_writes(root: Path) -> list[str]:
+    """Every place under ``root`` that writes a run's, step's or pause's
+    status outside ``STATUS_WRITERS``: an ``update(status=...)`` or a create
+    with a ``status``, a ``save(update_fields=[... "status" ...])``, or a
+    ``<obj>.status = ...`` (saved later by whoever holds it)."""
+    found: list[str] = []
+    for path in sorted(p for package in PACKAGES for p in (root / package).rglob("*.py")
+                       if "migrations" not in p.parts):
+        visitor = _StatusWrites(str(path.relative_to(root)))
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
+        found += visitor.found
+    return found
+
+
+def test_each_status_is_written_by_its_one_function() -> None:
+    assert status_writes(ROOT) == []
+
+
+def test_a_status_written_elsewhere_is_found(tmp_path: Path) -> None:
+    # The twin: the same scan over a copy of the tree with three such writes.
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__", "ts"))
+    with (tmp_path / "approvals" / "admin" / "pauses.py").open("a") as f:
+        f.write("\n\ndef skip_all(step):\n    Step.objects.filter(pk=step.pk).update(status='skipped')\n")
+    with (tmp_path / "threads" / "engine" / "saga.py").open("a") as f:
+        f.write("\n\ndef end(run):\n    run.status = Run.Status.DONE\n    run.save(update_fields=['status'])\n")
+    found = status_writes(tmp_path)
+    assert [f.split(" ", 1)[1] for f in found] == [
+        "update(status=...)", ".status = ...", "save(update_fields=[... 'status' ...])"], found
+    assert found[0].startswith("approvals/admin/pauses.py:") and found[1].startswith("threads/engine/saga.py:")
 
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")

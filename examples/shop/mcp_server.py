@@ -1,4 +1,4 @@
-"""The example shop as an MCP server (SPEC §14), on the official ``mcp`` SDK.
+"""The example shop as an MCP server (SPEC §14), on the official ``mcp`` SDK (2.x).
 
 The same functions of ``examples/shop/tools.py`` (state in ``shop.db`` in
 ``STALWART_DATA_DIR``), each with the annotations and ``_meta`` declarations
@@ -9,7 +9,12 @@ that match ``examples/shop/agent.yaml``: ``readOnlyHint`` for the reads,
 
 A lost reply (the ``lose_reply`` fault: a ``TimeoutError`` after the effect)
 is shown as a reply that never comes: the call hangs, so a client's bounded
-wait is what ends it, as with a real lost reply.
+wait is what ends it, as with a real lost reply. (A 2.x client that gives up
+sends ``notifications/cancelled``, which ends the hanging handler here; the
+effect has happened already.)
+
+It serves both protocol eras the SDK knows: a 2025-11-25 client's
+``initialize`` handshake and a 2026-07-28 client's ``server/discover``.
 
     python examples/shop/mcp_server.py                 # stdio
     python examples/shop/mcp_server.py --http 8702     # streamable HTTP at /mcp
@@ -27,7 +32,8 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `examples.shop` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 from examples.shop import tools as shop
@@ -38,8 +44,8 @@ IDEMPOTENT_WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, ide
 _LOST_REPLY_SECONDS = 3600.0
 
 
-def build_server(*, host: str = "127.0.0.1", port: int = 8702) -> FastMCP:
-    server = FastMCP("stalwart-shop", host=host, port=port)
+def build_server() -> MCPServer:
+    server = MCPServer("stalwart-shop")
 
     async def run(func: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any]:
         try:
@@ -47,6 +53,10 @@ def build_server(*, host: str = "127.0.0.1", port: int = 8702) -> FastMCP:
         except TimeoutError:
             await asyncio.sleep(_LOST_REPLY_SECONDS)  # the effect happened; the reply never comes
             raise
+        except Exception as exc:
+            # The shop's failures are written for the person reading them ("there is
+            # no order 1"); 2.x withholds the text of anything but a ToolError.
+            raise ToolError(str(exc)) from exc
 
     @server.tool(annotations=READ, structured_output=True)
     async def get_order(order_id: str) -> dict[str, Any]:
@@ -102,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     args = parser.parse_args(argv)
     if args.http:
-        build_server(host=args.host, port=args.http).run(transport="streamable-http")
+        build_server().run(transport="streamable-http", host=args.host, port=args.http)
     else:
         build_server().run(transport="stdio")
     return 0

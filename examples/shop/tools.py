@@ -102,10 +102,15 @@ def _ensure_schema(conn: sqlite3.Connection) -> None:
 
 
 def reset() -> None:
-    """Forget every change: the shop as SPEC §14 seeds it."""
-    path = db_path()
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
+    """Forget every change: the shop as SPEC §14 seeds it.
+
+    In one transaction on the same file, rather than deleting it: a server
+    still running (``stalwart reset-demo`` beside a live demo) keeps using the
+    file it has, and sees the seeded orders on its next call."""
+    with connect() as conn:
+        for table in ("orders", "charges", "receipts"):
+            conn.execute(f"DELETE FROM {table}")  # one of the three names above, never input
+        conn.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?)", SEED)
 
 
 def _order(conn: sqlite3.Connection, order_id: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import pytest
 
 from examples.shop import tools as shop
 from stalwart_site.context import context_token
+from tests.e2e.conftest import fresh_shop
 from tests.support.server import Browser, Server
 from threads.errors import DETAIL_CONTEXT_INVALID
 from threads.selectors import DETAIL_BODY_CONTEXT
@@ -36,18 +37,24 @@ agents:
 """
 
 
-@pytest.fixture
-def refunds_file(tmp_path: Path) -> Path:
-    path = tmp_path / "agent" / "agent.yaml"
-    path.parent.mkdir()
+@pytest.fixture(scope="module")
+def refunds_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("agent") / "agent.yaml"
     path.write_text(AGENT, encoding="utf-8")
     return path
 
 
-@pytest.fixture
-def signed(data_dir: Path, refunds_file: Path):  # type: ignore[no-untyped-def]
-    with Server(data_dir, agent_file=refunds_file, env={"STALWART_CONTEXT_SECRET": SECRET}) as s:
+@pytest.fixture(scope="module")
+def signed_server(tmp_path_factory: pytest.TempPathFactory, refunds_file: Path):  # type: ignore[no-untyped-def]
+    with Server(tmp_path_factory.mktemp("signed"), agent_file=refunds_file,
+                env={"STALWART_CONTEXT_SECRET": SECRET}) as s:
         yield s
+
+
+@pytest.fixture
+def signed(signed_server: Server, monkeypatch: pytest.MonkeyPatch) -> Server:
+    """Started once for the module: each test opens threads of its own, on a fresh shop."""
+    return fresh_shop(signed_server, monkeypatch)
 
 
 @pytest.fixture
@@ -105,6 +112,27 @@ def test_a_bad_token_is_401_and_nothing_runs(signed, make):
     assert browser.request("GET", f"/threads/{t}/interrupts").status_code == 404
     plan = browser.request("POST", "/plan", json={"text": "search orders"}, headers={"Stalwart-Context": make()})
     assert plan.status_code == 401
+
+
+@pytest.mark.parametrize("priv", [..., "refunds"], ids=["no-priv-claim", "priv-a-string"])
+def test_a_token_of_exp_and_ctx_alone_is_read_with_no_privileges_and_a_string_priv_is_401(signed, priv):
+    claims = {"exp": int(time.time()) + 60, "ctx": {"customer": "c-208"}}
+    if priv is not ...:
+        claims["priv"] = priv  # present, but not a list: refused, never read as the privilege "refunds"
+    token = {"Stalwart-Context": jwt.encode(claims, SECRET, algorithm="HS256")}
+    browser = Browser(signed.url)
+    t = thread()
+    response = browser.request("POST", f"/threads/{t}/messages", json={"text": "search orders"}, headers=token)
+    if priv is not ...:
+        assert response.status_code == 401
+        assert response.json() == {"error": "context_invalid", "detail": DETAIL_CONTEXT_INVALID}
+        assert browser.request("GET", f"/threads/{t}/interrupts").status_code == 404
+        return
+    assert response.status_code == 200
+    assert response.json()["steps"][0]["arguments"] == [{"name": "customer", "value": "c-208", "origin": "context"}]
+    refund = browser.request("POST", f"/threads/{t}/messages", json={"text": "refund 40 on order 4411"},
+                             headers=token).json()
+    assert refund["refusals"][0]["rule"] == "privilege:refunds"
 
 
 def test_a_privileged_tool_is_refused_without_the_privilege(signed):

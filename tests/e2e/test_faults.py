@@ -25,9 +25,19 @@ from examples.shop import tools as shop
 from tests.e2e.conftest import on_postgres
 from tests.fakes.chat_server import FakeChatServer, Reply, text_reply
 from tests.support.server import SHOP, Browser, Server
+from tests.support.workers import database_of_its_own
 from threads.api import DETAIL_NO_OPERATOR_TOKEN
 
 pytestmark = pytest.mark.server
+
+
+@pytest.fixture(autouse=True)
+def _database_of_its_own() -> Any:
+    """On PostgreSQL, each test's servers on a database of their own: a server's sweep takes over
+    whatever the database holds stranded, and the worker's database keeps every earlier fault
+    test's dead runs (a fresh worker once spent the test's 30 s on those instead of its own)."""
+    with database_of_its_own(os.environ):
+        yield
 
 RUN = uuid.uuid4().hex[:8]
 TOKEN = "op-" + uuid.uuid4().hex
@@ -79,7 +89,7 @@ def test_operator_rollback_needs_the_bearer_and_undoes_once(data_dir: Path):
         browser = Browser(server.url)
         pause = browser.say(tid("f-op"), "charge 40 to order 4411").json()["waiting"][0]
         assert browser.resume(tid("f-op"), pause, "approve").status_code == 200
-        route = f"{server.url}/threads/{tid('f-op')}/rollback"
+        route = f"{server.url}/threads/{browser.key(tid('f-op'))}/rollback"  # an operator names the key
         for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": f"Basic {TOKEN}"}):
             refused = httpx.post(route, headers=headers)
             assert refused.status_code == 401 and refused.headers["WWW-Authenticate"].startswith("Bearer")
@@ -148,14 +158,15 @@ WORKERS = [
 
 def kill_mid_write(data_dir: Path, thread: str, text: str, fault: str, until: Any,
                    workers: str, agent_file: Path = SHOP, extra_env: dict[str, str] | None = None,
-                   ) -> tuple[Browser, float, Server]:
+                   own: bool = False) -> tuple[Browser, float, Server]:
     """Approve ``text`` on one worker, SIGKILL it once the shop shows the
     effect (its reply held by the ``hang`` fault) or ``until`` says so, and
     hand back a browser on a worker that is alive (one serving all along, or a
-    fresh one started after the kill), with the moment of the kill."""
+    fresh one started after the kill), with the moment of the kill. ``own``:
+    the workers are a team's own servers mounting ``make_app``."""
     env = {"STALWART_SHOP_FAULTS": fault, "STALWART_SHOP_HANG": "120", **FAST_SWEEP, **(extra_env or {})}
-    doomed = Server(data_dir, agent_file=agent_file, env=env).start()
-    survivor = Server(data_dir, agent_file=agent_file, env=env).start() if workers == "two" else None
+    doomed = Server(data_dir, agent_file=agent_file, env=env, own=own).start()
+    survivor = Server(data_dir, agent_file=agent_file, env=env, own=own).start() if workers == "two" else None
     browser = Browser(doomed.url)
     pause = browser.say(thread, text).json()["waiting"][0]
 
@@ -178,17 +189,22 @@ def kill_mid_write(data_dir: Path, thread: str, text: str, fault: str, until: An
     killed_at = time.monotonic()
     doomed.stop()
     if survivor is None:
-        survivor = Server(data_dir, agent_file=agent_file, env=env).start()
+        survivor = Server(data_dir, agent_file=agent_file, env=env, own=own).start()
     browser.client.base_url = survivor.url  # type: ignore[assignment]
     return browser, killed_at, survivor
 
 
+MOUNTED = [pytest.param(False, id="stalwart-serve"), pytest.param(True, id="a-teams-own-server-mounting-make_app")]
+
+
+@pytest.mark.parametrize("own", MOUNTED)
 @pytest.mark.parametrize("workers", WORKERS)
-def test_a_worker_killed_during_a_hanging_archive_leaves_outcome_unknown_untouched(data_dir: Path, workers: str):
-    thread = tid(f"f-kill-archive-{workers}")
+def test_a_worker_killed_during_a_hanging_archive_leaves_outcome_unknown_untouched(data_dir: Path, workers: str,
+                                                                                   own: bool):
+    thread = tid(f"f-kill-archive-{workers}-{own}")
     browser, killed_at, survivor = kill_mid_write(
         data_dir, thread, "archive order 4412", "archive_order=hang",
-        lambda: shop.get_order("4412")["status"] == "archived", workers)
+        lambda: shop.get_order("4412")["status"] == "archived", workers, own=own)
     try:
         waited: list[dict[str, Any]] = []
         while time.monotonic() - killed_at < 30:
@@ -200,7 +216,7 @@ def test_a_worker_killed_during_a_hanging_archive_leaves_outcome_unknown_untouch
         assert [p["kind"] for p in waited] == ["outcome_unknown"], survivor.log()
         assert seen_after < 15
         # sent once: one 'running' step event, and the fresh worker sent nothing
-        sends = rows(data_dir, "SELECT data FROM threads_event WHERE thread_id = ? AND type = 'step'", (thread,))
+        sends = rows(data_dir, "SELECT data FROM threads_event WHERE thread_id = ? AND type = 'step'", (browser.key(thread),))
         assert sum(1 for (d,) in sends if json.loads(d if isinstance(d, str) else json.dumps(d))["status"] == "running") == 1
         assert shop.get_order("4412")["status"] == "archived"
         happened = browser.resume(thread, waited[0], "happened").json()
@@ -219,14 +235,14 @@ def test_a_worker_killed_during_a_hanging_charge_charges_exactly_once(data_dir: 
     try:
         status = ""
         while time.monotonic() - killed_at < 30:
-            found = rows(data_dir, "SELECT status FROM threads_run WHERE thread_id = ?", (thread,))
+            found = rows(data_dir, "SELECT status FROM threads_run WHERE thread_id = ?", (browser.key(thread),))
             status = found[0][0] if found else ""
             if status != "running":
                 break
             time.sleep(0.2)
         assert status == "done", survivor.log()
         verdict = rows(data_dir, "SELECT r.verdict FROM threads_receipt r JOIN threads_step s ON r.step_id = s.id "
-                                 "JOIN threads_run u ON s.run_id = u.id WHERE u.thread_id = ?", (thread,))
+                                 "JOIN threads_run u ON s.run_id = u.id WHERE u.thread_id = ?", (browser.key(thread),))
         assert verdict == [("verified_applied",)]
         assert len(shop.charges("4411")) == 1
         assert browser.request("GET", f"/threads/{thread}/interrupts").json()["interrupts"] == []
@@ -255,14 +271,78 @@ def test_a_worker_killed_while_the_model_thinks_leaves_the_hand_off_to_the_sweep
             while time.monotonic() - killed_at < 30:
                 said = rows(data_dir, "SELECT m.text FROM threads_message m JOIN threads_run r ON m.run_id = r.id "
                                       "WHERE m.thread_id = ? AND m.role = 'assistant' AND r.status = 'done' "
-                                      "ORDER BY m.created_at", (thread,))
+                                      "ORDER BY m.created_at", (browser.key(thread),))
                 if said:
                     break
                 time.sleep(0.2)
             # The survivor's sweep asked the model again, once, and replied in the thread.
             assert said and said[-1] == ("Here is a song about your order.",), survivor.log()
             assert len(model.requests) == 2
-            assert rows(data_dir, "SELECT replay_owner FROM threads_run WHERE thread_id = ?", (thread,)) == [("",)]
+            assert rows(data_dir, "SELECT replay_owner FROM threads_run WHERE thread_id = ?", (browser.key(thread),)) == [("",)]
         finally:
             survivor.stop()
             browser.close()
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_a_worker_killed_while_it_replays_a_teams_steps_is_taken_over_by_the_sweep(data_dir: Path, tmp_path: Path,
+                                                                                   workers: str):
+    from tests.threads.team_flows import agent_yaml
+
+    agent = tmp_path / "team" / "agent.yaml"
+    agent.parent.mkdir()
+    agent.write_text(agent_yaml("thinks_then_charges"), encoding="utf-8")
+    thread = tid(f"f-kill-replay-{workers}")
+    doomed = Server(data_dir, agent_file=agent, env=FAST_SWEEP).start()
+    survivor = Server(data_dir, agent_file=agent, env=FAST_SWEEP).start() if workers == "two" else None
+    browser = Browser(doomed.url)
+    browser.session = "team-replay-" + RUN + "-session"  # chosen by the client: the reply never comes
+    threading.Thread(target=lambda: _quietly(lambda: browser.say(thread, "charge it")), daemon=True).start()
+    deadline = time.monotonic() + 30
+    while not (data_dir / "thinking").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (data_dir / "thinking").exists(), doomed.log()
+    assert doomed.proc is not None
+    os.kill(doomed.proc.pid, signal.SIGKILL)  # mid-replay, holding the run's lease
+    doomed.proc.wait()
+    killed_at = time.monotonic()
+    doomed.stop()
+    survivor = survivor or Server(data_dir, agent_file=agent, env=FAST_SWEEP).start()
+    follower = Browser(survivor.url)
+    follower.session = browser.session
+    try:
+        waited: list[dict[str, Any]] = []
+        while time.monotonic() - killed_at < 30:
+            waited = follower.request("GET", f"/threads/{thread}/interrupts").json()["interrupts"]
+            if waited:
+                break
+            time.sleep(0.1)
+        taken_after = time.monotonic() - killed_at
+        # The lease (2 s) lapses, then the next sweep (every 1 s) replays the steps: the charge waits.
+        # A correctness bound, not a speed one: a replay's own lease used to hold a run for ten minutes.
+        assert [(p["kind"], p["tool"]) for p in waited] == [("confirm", "charge_card")], survivor.log()
+        assert taken_after < 20, f"taken over after {taken_after:.1f} s"
+        print(f"\nA dead replaying worker's run taken over {taken_after:.2f} s after the kill ({workers})")
+        # The survivor lets its lease go once the steps wait: just after the commit that opened the
+        # pause (an answer in between asks the holder for one more round), so the pause may show first.
+        owner: list[tuple[Any, ...]] = []
+        let_go = time.monotonic() + 5
+        while time.monotonic() < let_go:
+            owner = rows(data_dir, "SELECT replay_owner FROM threads_run WHERE thread_id = ?", (browser.key(thread),))
+            if owner == [("",)]:
+                break
+            time.sleep(0.05)
+        assert owner == [("",)], survivor.log()
+        done = follower.resume(thread, waited[0], "approve").json()
+        assert "ch-4411" in done["reply"]["text"] and len(shop.charges("4411")) == 1
+    finally:
+        survivor.stop()
+        browser.close()
+        follower.close()
+
+
+def _quietly(call: Any) -> None:
+    try:
+        call()
+    except httpx.HTTPError:
+        pass  # the worker died under it: the client never hears back

@@ -176,7 +176,8 @@ def test_hostile_headers_never_make_a_500(browser):
 
 @pytest.fixture(scope="module")
 def signed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with Server(tmp_path_factory.mktemp("signed"), env={"STALWART_RESUME_SECRET": "s3cret-of-the-channel"}) as s:
+    with Server(tmp_path_factory.mktemp("signed"),
+                env={"STALWART_RESUME_SECRET": "s3cret-of-the-channel-long-enough-to-sign"}) as s:
         yield s
 
 
@@ -224,3 +225,104 @@ def test_a_header_holding_a_lone_surrogate_is_400_in_process():
                              HTTP_STALWART_SESSION="abc\ud800def")
     assert response.status_code == 400
     assert response.json() == {"error": "bad_request", "detail": DETAIL_BAD_HEADER}
+
+
+# What daphne and the libraries answered before Django's views (issue 26):
+# each malformed request below is sent as raw bytes, and each answer must be
+# the JSON error shape with the security headers; the server keeps serving.
+
+SECURITY_HEADERS = {"x-content-type-options": "nosniff", "x-frame-options": "DENY", "referrer-policy": "same-origin"}
+MULTIPART = b"--XX\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\nshow order 4411\r\n--XX--\r\n"
+
+
+def wire(server: Server, data: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send ``data`` as it is; the answer's status, headers and (de-chunked) body."""
+    import http.client
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        sock.sendall(data)
+        answer = http.client.HTTPResponse(sock)
+        answer.begin()
+        return answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read()
+
+
+def http11(method: str, target: bytes, headers: bytes = b"", body: bytes = b"") -> bytes:
+    return (method.encode() + b" " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + headers
+            + b"\r\n" + body)
+
+
+def chunked(body: bytes, size: int = 4096) -> bytes:
+    return b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + size]), body[i:i + size])
+                    for i in range(0, len(body), size)) + b"0\r\n\r\n"
+
+
+def assert_wire_error(answer: tuple[int, dict[str, str], bytes], status: int, code: str) -> dict:
+    got, headers, body = answer
+    assert got == status, body
+    assert headers["content-type"] == "application/json", headers
+    assert {k: headers.get(k) for k in SECURITY_HEADERS} == SECURITY_HEADERS
+    payload = json.loads(body)
+    assert payload["error"] == code and payload["detail"], payload
+    return payload
+
+
+MALFORMED = [
+    pytest.param(http11("POST", b"/threads/t-mp/messages",
+                        b"Content-Type: multipart/form-data\r\nContent-Length: %d\r\n" % len(MULTIPART), MULTIPART),
+                 415, "bad_request", id="multipart-without-boundary"),
+    pytest.param(http11("POST", b"/plan", b"Content-Type: multipart/form-data; boundary=YY\r\n"
+                        b"Content-Length: %d\r\n" % len(MULTIPART), MULTIPART),
+                 415, "bad_request", id="multipart-other-boundary"),
+    pytest.param(http11("GET", b"/threads/" + b"t" * 100_000 + b"/interrupts"), 414, "uri_too_long",
+                 id="100000-character-thread-id"),
+    pytest.param(http11("GET", b"/healthz", b"X-Big: " + b"a" * 100_000 + b"\r\n"), 431, "headers_too_large",
+                 id="100KB-header"),
+    pytest.param(http11("POST", b"/plan", b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
+                        chunked(b'{"text": "' + b"a" * 300_000 + b'"}')), 413, "too_large", id="chunked-over-limit"),
+    pytest.param(http11("POST", b"/plan", b"Content-Type: application/json\r\nContent-Length: 5\r\n"
+                        b"Transfer-Encoding: chunked\r\n", b"0\r\n\r\n"), 400, "bad_request",
+                 id="length-and-chunked"),
+    pytest.param(b"HELLO\r\n\r\n", 400, "bad_request", id="no-request-line"),
+    pytest.param(http11("GET", b"/healthz", b"X Y: 1\r\n"), 400, "bad_request", id="bad-header-name"),
+    pytest.param(http11("GET", "/h\u00e9".encode()), 400, "bad_request", id="path-not-ascii"),
+    pytest.param(http11("GET", b"/static/%2e%2e/x"), 404, "not_found", id="static-encoded-dot-dot"),
+    pytest.param(http11("GET", b"/static/../settings.py"), 404, "not_found", id="static-dot-dot"),
+    pytest.param(http11("GET", b"/api/schema/?format=xml"), 404, "not_found", id="schema-format-xml"),
+    pytest.param(http11("GET", b"/api/schema/?format=openapi"), 404, "not_found", id="schema-format-openapi"),
+    pytest.param(http11("GET", b"/api/schema/?format=html"), 404, "not_found", id="schema-format-html"),
+    pytest.param(http11("GET", b"/api/docs/?format=xml"), 404, "not_found", id="docs-format-xml"),
+    pytest.param(http11("GET", b"/api/schema/", b"Accept: text/html\r\n"), 406, "not_acceptable",
+                 id="schema-accept-html"),
+    pytest.param(http11("POST", b"/plan", b"Content-Type: application/json\r\nContent-Length: 300000\r\n",
+                        b"{" * 300_000), 413, "too_large", id="declared-over-limit"),
+]
+
+
+@pytest.mark.parametrize(("data", "status", "code"), MALFORMED)
+def test_a_malformed_request_is_answered_in_json_with_the_security_headers(served, data, status, code):
+    assert_wire_error(wire(served, data), status, code)
+    assert httpx.get(f"{served.url}/healthz").status_code == 200
+
+
+@pytest.mark.parametrize("target", [b"/api/schema/?format=json", b"/api/schema/?format=yaml", b"/api/docs/",
+                                    b"/static/stalwart/index.js"])
+def test_the_twins_the_document_its_page_and_a_static_file_are_served(served, target):
+    status, headers, body = wire(served, http11("GET", target))
+    assert status == 200 and body
+    assert headers["x-content-type-options"] == "nosniff"
+    if target.endswith(b"json"):
+        assert json.loads(body)["openapi"] == "3.1.0"
+
+
+@pytest.mark.parametrize("framing", ["chunked", "content-length"])
+def test_a_chunked_turn_is_read_like_a_declared_one(served, framing):
+    # The twin pair: the same turn, framed two ways. Chunked used to be read as empty
+    # ("text: This field is required").
+    turn = json.dumps({"text": "show order 4411"}).encode()
+    head = b"Content-Type: application/json\r\n"
+    head += b"Transfer-Encoding: chunked\r\n" if framing == "chunked" else b"Content-Length: %d\r\n" % len(turn)
+    status, _, body = wire(served, http11("POST", f"/threads/{tid('chunk-' + framing)}/messages".encode(), head,
+                                          chunked(turn, 5) if framing == "chunked" else turn))
+    assert status == 200, body
+    assert "visa-0019" in json.loads(body)["reply"]["text"]

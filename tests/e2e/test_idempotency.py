@@ -8,11 +8,17 @@ import uuid
 
 import pytest
 
-from tests.support.server import Browser
+from tests.support.server import Browser, Server
 from threads.errors import IdempotencyInProgress, IdempotencyMismatch
 from threads.idempotency import DETAIL_BAD_KEY, fingerprint, idempotency_begin, idempotency_finish
 
 RUN = uuid.uuid4().hex[:8]
+
+
+@pytest.fixture
+def server(shared_server: Server) -> Server:
+    """One server for the module's tests: each opens threads of its own (named per test, and per run)."""
+    return shared_server
 
 
 def say(browser: Browser, thread: str, text: str, key: str | None):

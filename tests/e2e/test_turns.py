@@ -6,9 +6,16 @@ import uuid
 
 import pytest
 
-from tests.support.server import Browser
+from tests.support.server import Browser, Server
 
 pytestmark = pytest.mark.server
+
+
+@pytest.fixture
+def server(shared_server: Server) -> Server:
+    """One server for the module's tests: each opens threads of its own (a random id)."""
+    return shared_server
+
 
 SPEC_TURNS = [
     ("en", "show order 4411", "get_order", {"order_id": "4411"}),

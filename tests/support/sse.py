@@ -22,6 +22,7 @@ class SSEReader:
         self.retry: int | None = None
         self.status: int | None = None
         self.content_type = ""
+        self.headers_received: dict[str, str] = {}
         self.body = b""
         self.opened = threading.Event()
         self.client = httpx.Client(timeout=httpx.Timeout(5.0, read=60.0))
@@ -35,6 +36,7 @@ class SSEReader:
             with self.client.stream("GET", self.url, headers=self.headers, params=self.params) as response:
                 self.status = response.status_code
                 self.content_type = response.headers.get("content-type", "")
+                self.headers_received = {k.lower(): v for k, v in response.headers.items()}
                 if response.status_code != 200:
                     self.body = response.read()
                     self.opened.set()

@@ -5,6 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from approvals.services import staff_create, staff_database
+from stalwart_site.bootstrap import OPERATOR_TOKEN_HOW
 
 
 class Command(BaseCommand):
@@ -19,3 +20,5 @@ class Command(BaseCommand):
         role = "operator" if options["operator"] else "approver"
         self.stdout.write(f"Database: {staff_database()}")
         self.stdout.write(f"Created {role} '{options['name']}'. One-time password: {password}")
+        if options["operator"]:
+            self.stdout.write(OPERATOR_TOKEN_HOW)

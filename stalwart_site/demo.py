@@ -1,0 +1,54 @@
+"""Putting the example shop's demo back as it started (``stalwart reset-demo``).
+
+After the README's walk-through order 4411 is paid, so every later charge of it
+is approved and then fails "already paid". A reset forgets the demo agents'
+threads, and with them (they cascade from the thread) their turns, runs,
+steps, pauses, receipts, events and thumbs, plus the rows that name those
+threads without a foreign key (kept idempotency answers, outbox deliveries).
+Then it puts the shop's orders back as SPEC §14 seeds them.
+
+Kept: staff accounts, withdrawn tools and the selector's language settings:
+they are people and operators' choices, not the demo's runs, and deleting the
+data folder (the other way to start again) loses them too.
+
+Only threads of the shop's own agents go: a data folder shared with another
+agent file keeps that file's threads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models.fields.json import KT
+
+from approvals.models import AguiRun, Delivery
+from catalogue.models import Withdrawal
+from examples.shop import tools as shop
+from threads.models import IdempotencyKey, Thread
+
+
+@dataclass(frozen=True)
+class DemoReset:
+    threads: int  # threads forgotten
+    staff: int  # staff accounts kept
+    withdrawn: tuple[str, ...]  # tools an operator withdrew, still withdrawn
+
+
+def demo_reset(*, agents: list[str]) -> DemoReset:
+    """Forget ``agents``' threads and everything hanging from them, then reseed the shop."""
+    with transaction.atomic():
+        threads = Thread.objects.filter(agent__in=agents)
+        ids = threads.values("id")
+        Delivery.objects.filter(thread_id__in=ids).delete()
+        AguiRun.objects.filter(thread_id__in=ids).delete()  # a page's replays of threads forgotten
+        IdempotencyKey.objects.annotate(thread=KT("response_body__thread")).filter(thread__in=ids).delete()
+        count = threads.count()
+        threads.delete()
+        staff = get_user_model().objects.filter(is_staff=True).count()
+        withdrawn = tuple(Withdrawal.objects.filter(agent__in=agents).order_by("tool").values_list("tool", flat=True))
+    # The shop's own SQLite file, after the run store committed: a failure here
+    # leaves no thread pointing at a charge that is gone, only a paid order.
+    shop.reset()
+    return DemoReset(threads=count, staff=staff, withdrawn=withdrawn)

@@ -1,0 +1,108 @@
+"""What a LangGraph interrupt asks, and what is handed back to it (SPEC §16).
+
+``asks_of`` reads an interrupt's value as the pauses ``pause_mirror`` opens
+(an ``HITLRequest``: one ``confirm`` per action request; a ``tool_approval``:
+one ``confirm``; anything else: an ``ask``); ``decision_of`` turns a step's
+kept decision back into the ``HumanInTheLoopMiddleware`` decision the graph
+takes (never an approval for a step no one answered); ``jsonable`` renders a
+graph's output (its messages) as JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from threads.models import Step
+from threads.tokens import canonical
+
+HITL_DECISIONS = ["approve", "edit", "reject", "respond"]
+# What the model is told of a call no one answered before its deadline (a tool message, not a person's text).
+NO_ANSWER = "No one answered in time: the call was not approved."
+
+
+def digest(value: Any) -> str:
+    return hashlib.sha256(canonical(value).encode()).hexdigest()
+
+
+def is_hitl(value: Any) -> bool:
+    return (isinstance(value, Mapping) and isinstance(value.get("action_requests"), list)
+            and isinstance(value.get("review_configs"), list))
+
+
+def is_tool_approval(value: Any) -> bool:
+    return isinstance(value, Mapping) and value.get("type") == "tool_approval" and isinstance(value.get("name"), str)
+
+
+def _question(tool: str, description: Any) -> str:
+    return str(_("Run {tool}?")).format(tool=tool) if not description else str(description).split("\n", 1)[0]
+
+
+def asks_of(value: Any) -> list[dict[str, Any]]:
+    """What an interrupt's value asks, as ``pause_mirror`` takes it (see the module's docstring)."""
+    if is_hitl(value):
+        configs = {str(c.get("action_name")): c for c in value["review_configs"] if isinstance(c, Mapping)}
+        asks = []
+        for i, action in enumerate(value["action_requests"]):
+            name = str(action.get("name", ""))
+            config = value["review_configs"][i] if i < len(value["review_configs"]) else configs.get(name, {})
+            asks.append({"kind": "confirm", "tool": name, "arguments": dict(action.get("args") or {}),
+                         "origin": "model", "choices": list(config.get("allowed_decisions") or HITL_DECISIONS),
+                         "question": _question(name, action.get("description")),
+                         "description": action.get("description") or "", "reasons": ["langgraph"]})
+        return asks
+    if is_tool_approval(value):
+        name = str(value["name"])
+        return [{"kind": "confirm", "tool": name, "arguments": dict(value.get("args") or {}), "origin": "model",
+                 "choices": list(value.get("allowed_decisions") or HITL_DECISIONS),
+                 "question": _question(name, value.get("description")), "description": value.get("description"),
+                 "reasons": ["langgraph"]}]
+    prompt: Any = value
+    choices: Any = None
+    if isinstance(value, Mapping):
+        prompt = value.get("question") or value.get("prompt") or value.get("text") or canonical(value)
+        choices = value.get("choices")
+    prompt = str(prompt).strip() or canonical(value)
+    ask: dict[str, Any] = {"kind": "open", "prompt": prompt}
+    if isinstance(choices, list) and 1 <= len(choices) <= 4 and all(isinstance(c, str) and c for c in choices):
+        ask = {"kind": "choice", "prompt": prompt, "choices": choices}
+    return [{"kind": "ask", "tool": "", "question": prompt, "ask": ask, "value": value, "origin": "model"}]
+
+
+def jsonable(value: Any) -> Any:
+    """A graph's output as JSON: messages by their role, content and tool calls; the rest as it is."""
+    from langchain_core.messages import BaseMessage
+
+    if isinstance(value, BaseMessage):
+        out: dict[str, Any] = {"role": value.type, "content": value.content}
+        calls = getattr(value, "tool_calls", None)
+        if calls:
+            out["tool_calls"] = [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in calls]
+        return out
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items() if not str(k).startswith("__")}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def decision_of(step: Step) -> dict[str, Any]:
+    result = step.result or {}
+    decision, answer = result.get("decision"), result.get("answer")
+    if not decision:  # no one answered before its deadline (or it was closed): never an approval
+        return {"type": "reject", "message": NO_ANSWER}
+    message = answer.get("message") if isinstance(answer, Mapping) else answer if isinstance(answer, str) else None
+    if decision == "reject":
+        return {"type": "reject", **({"message": message} if message else {})}
+    if decision == "respond":
+        return {"type": "respond", "message": message or ""}
+    if step.generation > 0:  # approved after an edit: the edited call, as HITL takes an edit
+        return {"type": "edit", "edited_action": {"name": step.tool,
+                                                  "args": {a["name"]: a["value"] for a in step.arguments}}}
+    return {"type": "approve"}
+

@@ -1,0 +1,73 @@
+"""A pause as AG-UI shows it (``stalwart_site.agui.events``): pure, no server."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import jsonschema
+import pytest
+from ag_ui.core import Event
+from pydantic import TypeAdapter
+
+from stalwart_site.agui import events as ev
+
+
+def make_pause(**over):
+    pause = {"id": "p-1", "kind": "confirm", "tool": "charge_card", "question": "Run charge_card?",
+             "arguments": [{"name": "amount", "value": 40, "origin": "typed"},
+                           {"name": "order_id", "value": "4411", "origin": "typed"}],
+             "reasons": ["write"], "irreversible": False, "choices": ["approve", "skip", "cancel_all"],
+             "token": "t" * 64, "step": 1, "run": "r-1"}
+    pause.update(over)
+    return pause
+
+
+SCHEMA = {"properties": {"amount": {"type": "number"}, "order_id": {"type": "string"}}}
+
+
+@pytest.mark.parametrize(("kind", "reason"), [("confirm", "tool_call"), ("ask", "input_required"),
+                                              ("delegate", "confirmation"),
+                                              ("outcome_unknown", "stalwart:outcome_unknown"),
+                                              ("saga_stuck", "stalwart:saga_stuck")])
+def test_each_kind_has_its_reason(kind, reason):
+    assert ev.interrupt_of(make_pause(kind=kind)).reason == reason
+
+
+def test_an_interrupt_carries_the_call_its_deadline_and_token_and_round_trips():
+    interrupt = ev.interrupt_of(make_pause(), expires_at=datetime(2026, 12, 1, 12, 0, tzinfo=UTC),
+                                tool_schema=SCHEMA)
+    assert interrupt.tool_call_id == "r-1-1" and interrupt.expires_at == "2026-12-01T12:00:00Z"
+    assert interrupt.metadata["stalwart"]["token"] == "t" * 64
+    finished = ev.run_finished("t", "run", [interrupt])
+    back = TypeAdapter(Event).validate_json(ev.encode([finished])[len("data: "):])
+    assert back.outcome.interrupts[0].response_schema["properties"]["decision"]["enum"] == [
+        "approve", "skip", "cancel_all"]
+
+
+@pytest.mark.parametrize(("payload", "fits"), [
+    ({"decision": "approve"}, True), ({"approved": False}, True), ({"editedArgs": {"amount": 30}}, True),
+    ({"decision": "happened"}, False), ({}, False), ({"editedArgs": {}}, False),
+    ({"editedArgs": {"amount": "thirty"}}, False), ({"editedArgs": {"card": "x"}}, False), ({"why": 1}, False),
+])
+def test_a_confirms_schema_takes_its_choices_approved_and_edits_only(payload, fits):
+    schema = ev.response_schema(make_pause(), SCHEMA)
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(payload))
+    assert (errors == []) is fits
+
+
+def test_a_choice_question_takes_an_index_in_range():
+    pause = make_pause(kind="ask", choices=["answer"], ask={"kind": "choice", "prompt": "Which?",
+                                                             "choices": ["a", "b"]})
+    schema = ev.response_schema(pause)
+    validator = jsonschema.Draft202012Validator(schema)
+    assert validator.is_valid({"answer": {"kind": "choice", "index": 1}})
+    assert not validator.is_valid({"answer": {"kind": "choice", "index": 2}})
+    assert not validator.is_valid({"decision": "answer"})  # the answer itself is required
+
+
+def test_a_refusal_result_says_its_rule_and_sentence():
+    step = {"step": 2, "tool": "refund_card", "status": "refused", "arguments": []}
+    result = ev.tool_result(step, "r-1", [{"step": 2, "rule": "privilege:refunds", "sentence": "Not yours."}])
+    assert result.tool_call_id == "r-1-2" and json.loads(result.content) == {
+        "status": "refused", "rule": "privilege:refunds", "sentence": "Not yours."}

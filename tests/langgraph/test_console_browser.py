@@ -1,0 +1,94 @@
+"""A mirrored LangGraph pause answered in the console, in a real Chromium, against a
+real bridge (make_app over a graph): the queue filtered to LangGraph, the pause's own
+buttons, Approve, and the graph resumed (the shop charged once). Screenshots of the
+queue and the pause, both languages, light and dark, go to ``STALWART_SCREENSHOTS``
+(default ``screenshots/``, ignored by git)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from examples.shop import tools as shop
+from tests.e2e.test_console_browser import CHROMIUM, CHROMIUM_ARGS, createstaff, sign_in, sync_api
+from tests.langgraph.graphs import say
+from tests.support.server import ROOT, Server
+
+pytestmark = [pytest.mark.server, pytest.mark.browser]
+
+SHOTS = Path(os.environ.get("STALWART_SCREENSHOTS", ROOT / "screenshots"))
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
+    folder = tmp_path_factory.mktemp("langgraph-console")
+    server = Server(folder, module="tests.langgraph.graphs:mail_agent").start(timeout=180)  # langchain's imports
+    try:
+        yield server, folder
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def start(server: Server, thread: str) -> dict[str, Any]:
+    answer = httpx.post(f"{server.url}/threads/{thread}/runs", timeout=60.0,
+                        json={"input": say(("charge_card", {"order_id": "4411", "amount": 40}))}).json()
+    return answer["waiting"][0]  # type: ignore[no-any-return]
+
+
+def test_a_mirrored_pause_approved_in_the_console_resumes_the_graph(served, chromium, monkeypatch):
+    server, folder = served
+    monkeypatch.setenv("STALWART_DATA_DIR", str(folder))  # the shop the server charges
+    shop.reset()
+    thread = f"c-{uuid.uuid4().hex[:8]}"
+    pause = start(server, thread)
+    page = chromium.new_context(locale="en-US").new_page()
+    sign_in(page, server.url, "ana", createstaff(folder, "ana"))
+    page.goto(f"{server.url}/admin/threads/interrupt/?source=langgraph")
+    assert pause["id"] in page.content()
+    page.goto(f"{server.url}/admin/threads/interrupt/{pause['id']}/change/")
+    assert page.locator("button[name=decision]").all_inner_texts() == ["Approve", "Reject"]
+    page.click("button[value=approve]")
+    assert "Answered: Approve." in page.inner_text(".messagelist")
+    assert len(shop.charges("4411")) == 1
+    assert httpx.get(f"{server.url}/threads/{thread}/interrupts", timeout=60.0).json()["interrupts"] == []
+    page.context.close()
+
+
+def test_screenshots_of_a_mirrored_pause_in_both_languages_light_and_dark(served, chromium):
+    server, folder = served
+    pause = start(server, f"s-{uuid.uuid4().hex[:8]}")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for locale, name in (("en-US", "lia"), ("pt-BR", "leo")):
+        password = createstaff(folder, name)
+        for scheme in ("light", "dark"):
+            context = chromium.new_context(locale=locale, color_scheme=scheme, viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+            if scheme == "light":
+                sign_in(page, server.url, name, password)
+            else:
+                page.goto(f"{server.url}/admin/login/")
+                page.fill("#id_username", name)
+                page.fill("#id_password", f"a-long-new-password-{name}")
+                page.click("input[type=submit]")
+            for label, path in (("langgraph-queue", "/admin/threads/interrupt/?source=langgraph"),
+                                ("langgraph-pause", f"/admin/threads/interrupt/{pause['id']}/change/")):
+                response = page.goto(f"{server.url}{path}")
+                assert response is not None and response.status == 200, path
+                page.screenshot(path=str(SHOTS / f"{label}-{locale}-{scheme}.png"), full_page=True)
+            if locale == "pt-BR":
+                assert page.locator("button[name=decision]").all_inner_texts() == ["Aprovar", "Rejeitar"]
+            context.close()

@@ -1,0 +1,23 @@
+"""A team's own server mounting ``stalwart_site.langgraph.make_app`` (SPEC §16):
+``python -m tests.support.langgraph_server MODULE:FACTORY PORT``, the graph made by
+``FACTORY()`` (with its checkpointer), served by daphne on the loopback."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+
+def main(target: str, port: int) -> None:
+    from daphne.server import Server
+
+    from stalwart_site.langgraph import make_app
+
+    module, _, factory = target.partition(":")
+    graph = getattr(importlib.import_module(module), factory)()
+    Server(application=make_app(graph), endpoints=[f"tcp:port={port}:interface=127.0.0.1"], signal_handlers=True,
+           verbosity=0).run()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]))
