@@ -3,6 +3,7 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/h9 python bench/console.py --pauses 100000
     python bench/console.py --pauses 100000 --repeat 20 --save /tmp/console.json
     python bench/console.py --pauses 100000 --baseline bench/console-baseline.json
+    python bench/console.py --pauses 0 --staff-streams 200   # the staff stream's fan-out only
 
 Fills the database named by DATABASE_URL (SQLite in a throw-away data folder
 when unset) with open confirm pauses in bulk, then renders the queue
@@ -15,6 +16,13 @@ page's main queries: the rows' SELECT and the paginator's count (PostgreSQL
 also prints each page's p50 and queries against a saved run. The rows it made
 are deleted afterwards. Figures are printed as JSON; nothing here asserts a
 time.
+
+With ``--staff-streams N`` it also starts a real ``stalwart serve`` (one
+worker, in a throw-away data folder), signs a staff member in, opens N staff
+streams (``GET /admin/threads/interrupt/stream``) and times, from the turn
+that makes a pause, until each stream has the ``pause`` event; beside it, in
+the same run, the baseline: N followers of one thread's stream
+(``bench/streams.py``'s fan-out) and the turn's event.
 """
 
 from __future__ import annotations
@@ -92,7 +100,13 @@ def main() -> None:
     parser.add_argument("--vacuum", action="store_true",
                         help="VACUUM as well as ANALYZE after the fill (PostgreSQL): index-only scans skip the heap")
     parser.add_argument("--no-plans", action="store_true", help="leave the plans out")
+    parser.add_argument("--staff-streams", type=int, default=0,
+                        help="also time N staff streams getting a new pause, beside N thread streams")
     args = parser.parse_args()
+    if args.pauses <= 0:
+        report = {"staff_streams": staff_fan_out(args.staff_streams or 200)}
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return
     os.environ.setdefault("STALWART_DATA_DIR", tempfile.mkdtemp(prefix="stalwart-bench-"))
 
     from stalwart_site.bootstrap import setup
@@ -184,11 +198,92 @@ def main() -> None:
     finally:
         clean()
     report: dict[str, Any] = {"figures": figures, "repeat": args.repeat, "cpus": os.cpu_count()}
+    if args.staff_streams:
+        report["staff_streams"] = staff_fan_out(args.staff_streams)
     if args.baseline and args.baseline.exists():
         report["against_baseline"] = compare(figures, json.loads(args.baseline.read_text())["figures"])
     print(json.dumps(report, indent=2, ensure_ascii=False))
     if args.save:
         args.save.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+
+
+def staff_fan_out(streams: int) -> dict[str, Any]:
+    """N staff streams on one worker and a new pause, beside N followers of one thread and a turn."""
+    import asyncio
+    import re
+    import subprocess
+    import uuid
+
+    import httpx
+
+    from bench.streams import Stream, fan_out
+    from tests.support.server import Browser, Server
+
+    class StaffStream(Stream):
+        def __init__(self, port: int, cookie: str) -> None:
+            super().__init__(port, "/admin/threads/interrupt/stream", "")
+            self.cookie = cookie
+
+        async def open(self, replayed_up_to: int = 0) -> None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+            self.writer.write((f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+                               f"Cookie: {self.cookie}\r\n\r\n").encode())
+            await self.writer.drain()
+            await self.wait_text(b"event: count")
+
+        async def wait_text(self, text: bytes) -> float:
+            assert self.reader is not None
+            while text not in self.buffer:
+                chunk = await self.reader.read(65536)
+                if not chunk:
+                    raise ConnectionError(f"stream closed: {self.buffer[-300:]!r}")
+                self.buffer = self.buffer[-4096:] + chunk
+            return time.perf_counter()
+
+    data = Path(tempfile.mkdtemp(prefix="stalwart-bench-staff-"))
+    env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE")}
+    env["STALWART_DATA_DIR"] = str(data / "data")
+    with Server(data / "data", env={"STALWART_WORKERS": "1"}) as server:
+        made = subprocess.run([sys.executable, "-m", "stalwart_site.cli", "createstaff", "bench-staff"], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=120, check=True)
+        password = re.search(r"One-time password: (\S+)", made.stdout).group(1)  # type: ignore[union-attr]
+        with httpx.Client(base_url=server.url) as admin:
+            login = admin.get("/admin/login/")
+            admin.post("/admin/login/?next=/admin/", data={"username": "bench-staff", "password": password,
+                                                             "csrfmiddlewaretoken": login.cookies["csrftoken"]})
+            cookie = f"sessionid={admin.cookies['sessionid']}"
+
+        async def staff() -> dict[str, Any]:
+            clients = [StaffStream(server.port, cookie) for _ in range(streams)]
+            opened = time.perf_counter()
+            for start in range(0, streams, 50):
+                await asyncio.gather(*(c.open() for c in clients[start:start + 50]))
+            open_s = time.perf_counter() - opened
+            for c in clients:
+                c.buffer = b""
+            waits = [asyncio.ensure_future(c.wait_text(b'"change":"opened"')) for c in clients]
+            await asyncio.sleep(0.2)
+            customer = Browser(server.url)
+            sent = time.perf_counter()
+            said = await asyncio.to_thread(customer.say, f"bench-{uuid.uuid4().hex[:8]}", "charge 40 to order 4411")
+            answered = time.perf_counter() - sent
+            assert said.status_code == 200 and said.json()["waiting"], said.text
+            done, pending = await asyncio.wait(waits, timeout=30)
+            for task in pending:
+                task.cancel()
+            delays = sorted(w.result() - sent for w in done)
+            for c in clients:
+                c.close()
+            customer.close()
+            return {"streams": streams, "got_it": len(done), "open_all_s": round(open_s, 2),
+                    "turn_answered_s": round(answered, 4), "first_has_it_s": round(delays[0], 4),
+                    "median_has_it_s": round(statistics.median(delays), 4), "last_has_it_s": round(delays[-1], 4),
+                    "within_1_s": sum(1 for d in delays if d <= 1.0)}
+
+        staff_figures = asyncio.run(staff())
+        thread_figures = asyncio.run(fan_out([server], streams))
+    return {"staff_stream": staff_figures,
+            "baseline_thread_stream": {k: v for k, v in thread_figures.items() if k != "per_worker"}}
 
 
 if __name__ == "__main__":

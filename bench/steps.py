@@ -117,17 +117,21 @@ def team_run(desk: Any) -> list[tuple[float, int, float]]:
 def plain_run(desk: Any) -> list[tuple[float, int, float]]:
     from catalogue import registry
     from catalogue.plan import Argument, Call, Plan
-    from threads.engine import open_pauses, run_advance
-    from threads.engine.turns import run_create, thread_open
+    from threads.engine import open_pauses
+    from threads.engine.advance import run_advance
+    from threads.engine.turns import run_start, thread_open
+    from threads.engine.unit import unit
 
     agent = registry.get_agent("Plain")
-    thread, _ = thread_open(thread_id=f"plain-{uuid.uuid4().hex[:8]}", session_hash=desk._session_hash,
-                            agent=agent.name)
     plan = Plan(language="en", read=True,
                 calls=tuple(Call(step=i + 1, tool="note", arguments=(Argument("n", i),)) for i in range(CALLS)))
-    run, _, _, _ = run_create(thread=thread, agent=agent, text_="ten notes", language="en", plan=plan, context={})
-    run_advance(run.id)
-    return resume_all(desk, thread.id, open_pauses(thread.id)[0])
+    thread_id = f"plain-{uuid.uuid4().hex[:8]}"
+    with unit(thread_id, lock=False) as u:  # the run stored, nothing decided yet
+        thread, created = thread_open(thread_id=thread_id, session_hash=desk._session_hash, agent=agent.name)
+        progress, _ = run_start(u, thread=thread, agent=agent, text_="ten notes", language="en", plan=plan,
+                                calls=list(plan.calls), context={}, privileges=[], new_thread=created)
+    run_advance(progress)
+    return resume_all(desk, thread_id, open_pauses(thread_id)[0])
 
 
 def main() -> None:
