@@ -57,7 +57,10 @@ def test_a_mirrored_pause_approved_in_the_console_resumes_the_graph(served, chro
     pause = start(server, thread)
     page = chromium.new_context(locale="en-US").new_page()
     sign_in(page, server.url, "ana", createstaff(folder, "ana"))
-    page.goto(f"{server.url}/admin/threads/interrupt/?source=langgraph")
+    # Found as staff would find it, by source and thread, named lg-<graph>-<graph's thread> (on
+    # PostgreSQL the server shares its worker's database with other tests' servers, whose
+    # pauses fill the queue's first page).
+    page.goto(f"{server.url}/admin/threads/interrupt/?source=langgraph&q=lg-mail-{thread}")
     assert pause["id"] in page.content()
     page.goto(f"{server.url}/admin/threads/interrupt/{pause['id']}/change/")
     assert page.locator("button[name=decision]").all_inner_texts() == ["Approve", "Reject"]
