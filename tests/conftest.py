@@ -59,6 +59,17 @@ def _quick_password_hashes() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _default_language() -> None:
+    """Each test starts in the site's default language. A request through Django's test client
+    activates its language in this thread and leaves it active (LocaleMiddleware does not undo
+    it), so a test that asked in pt-BR made a later test's expected words, read with gettext
+    here, Portuguese while the server it asked answered in English."""
+    from django.utils import translation
+
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _agent_file(request: pytest.FixtureRequest) -> None:
     """Each database test starts with the shop, whatever an earlier test served,
     and with no copy of the withdrawals and settings an earlier test read.
