@@ -65,11 +65,16 @@ def stale_message(extra: dict[str, Any]) -> str:
 
 def row_token(pause: Interrupt) -> str:
     """``token_for(pause)`` from the row as the queue reads it (its step's index
-    annotated as ``step_at``): the same HMAC over the same fields, no query."""
+    annotated as ``step_at``): the same HMAC over the same fields, no query; made once per
+    pause read (the row's checkbox and its answer form both carry it)."""
     if not hasattr(pause, "step_at"):
         return token_for(pause)
-    return pause_token(settings.SECRET_KEY, pause=pause.id, tool=pause.tool,
-                       arguments=pause.payload.get("arguments"), run_id=pause.run_id, step=pause.step_at)
+    token = pause.__dict__.get("_row_token")
+    if token is None:
+        token = pause.__dict__["_row_token"] = pause_token(
+            settings.SECRET_KEY, pause=pause.id, tool=pause.tool, arguments=pause.payload.get("arguments"),
+            run_id=pause.run_id, step=pause.step_at)
+    return str(token)
 
 
 def answerable_from_row(pause: Interrupt) -> bool:

@@ -11,6 +11,7 @@ The view checks ``threads.answer_interrupt``; the template only hides.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.contrib import admin, messages
@@ -24,7 +25,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.timesince import timesince
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals import langgraph
@@ -65,6 +66,12 @@ def buttons_of(pause: Interrupt) -> list[str]:
     if pause.payload.get("handback"):
         return [d for d in pause.payload.get("choices") or [] if d in CONSOLE_MIRRORED]
     return list(PAUSE_ANSWERS[pause.kind])
+
+
+@functools.lru_cache(maxsize=32)
+def _row_labels(language: str | None) -> dict[str, str]:
+    """A row's answers in words, read once per language (each row says them twice)."""
+    return {decision: decision_words(decision) for decision in ROW_DECISIONS}
 
 
 def _tool_names() -> set[str]:
@@ -185,13 +192,12 @@ class InterruptAdmin(admin.ModelAdmin):
     def row_actions(self, pause: Interrupt) -> str:
         if not answerable_from_row(pause):
             return ""
-        words = call_words(pause)
+        words, labels = call_words(pause), _row_labels(get_language())
         buttons = [format_html(
             '<button type="submit" form="answer-{}" name="decision" value="{}" class="button{}"'
             ' aria-label="{}">{}</button>', pause.pk, decision, " default" if decision == "approve" else "",
-            f"{decision_words(decision)}: {words}", decision_words(decision)) for decision in ROW_DECISIONS]
-        return format_html('<span class="queue-actions">{}</span>', format_html("".join(["{}"] * len(buttons)),
-                                                                                *buttons))
+            f"{labels[decision]}: {words}", labels[decision]) for decision in ROW_DECISIONS]
+        return format_html('<span class="queue-actions">{}</span>', mark_safe("".join(buttons)))
 
     @admin.display(description=_("thread"), ordering="thread_id")
     def thread_link(self, pause: Interrupt) -> str:

@@ -38,7 +38,15 @@ def value_words(value: Any) -> str:
 
 
 def call_words(pause: Interrupt) -> str:
-    """``tool: name value, name value`` (a question: its prompt; no tool: the kind)."""
+    """``tool: name value, name value`` (a question: its prompt; no tool: the kind). Made once per
+    pause read: a queue row says it in its link, its checkbox's label and its buttons' labels."""
+    said = pause.__dict__.get("_call_words")
+    if said is None:
+        said = pause.__dict__["_call_words"] = _call_words(pause)
+    return str(said)
+
+
+def _call_words(pause: Interrupt) -> str:
     p = pause.payload or {}
     if pause.kind == Interrupt.Kind.ASK:
         ask = p.get("ask") or {}

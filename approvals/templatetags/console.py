@@ -15,11 +15,13 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.contrib.admin.templatetags.base import InclusionAdminNode
 from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.timesince import timesince
 
 from approvals.admin.paging import COUNT_CAP
+from approvals.admin.results import queue_result_list
 from threads.models import Interrupt
 
 register = template.Library()
@@ -84,3 +86,10 @@ def queue_summary(context: Any) -> list[dict[str, Any]]:
         out.append({"kind": kind, "label": label, "count": count, "words": count_words(count),
                     "oldest": timesince(oldest), "url": f"{queue}?kind__exact={kind}"})
     return out
+
+
+@register.tag(name="queue_result_list")
+def queue_result_list_tag(parser: Any, token: Any) -> InclusionAdminNode:
+    """``{% result_list cl %}`` with the queue's rows (``approvals.admin.results``)."""
+    return InclusionAdminNode(parser, token, func=queue_result_list, template_name="change_list_results.html",
+                              takes_context=False)
