@@ -45,6 +45,7 @@ from approvals.admin.answers import (
 )
 from approvals.admin.filters import AgentFilter, GraphFilter, SourceFilter, StatusFilter
 from approvals.admin.paging import QueueChangeList, QueuePaginator
+from approvals.admin.results import row_url
 from approvals.admin.rows import call_words, first_reason, irreversible_mark, source_words, time_left
 from approvals.words import decision_words, origin_words, reason_words
 from catalogue import registry
@@ -156,7 +157,7 @@ class InterruptAdmin(admin.ModelAdmin):
             # the row's buttons name it with form="…", and it carries that pause's own token.
             here = request.get_full_path()
             context["row_forms"] = [
-                {"id": f"answer-{pause.pk}", "url": reverse("admin:threads_interrupt_answer", args=[pause.pk]),
+                {"id": f"answer-{pause.pk}", "url": row_url("admin:threads_interrupt_answer", pause.pk),
                  "token": row_token(pause), "next": here}
                 for pause in context["cl"].result_list if answerable_from_row(pause)]
         return response
@@ -167,11 +168,11 @@ class InterruptAdmin(admin.ModelAdmin):
         # third of the queue's rendering), labelled with the call; and the row's token as shown,
         # so a bulk answer sends each pause its own.
         label = str(SELECT_FOR_ACTION).format(call_words(pause))
-        box = format_html('<input type="checkbox" name="{}" value="{}" class="action-select" aria-label="{}">',
-                          admin.helpers.ACTION_CHECKBOX_NAME, pause.pk, label)
+        box = '<input type="checkbox" name="{}" value="{}" class="action-select" aria-label="{}">'
         if pause.status != Interrupt.Status.OPEN:
-            return box
-        return format_html('{}<input type="hidden" name="token:{}" value="{}">', box, pause.pk, row_token(pause))
+            return format_html(box, admin.helpers.ACTION_CHECKBOX_NAME, pause.pk, label)
+        return format_html(box + '<input type="hidden" name="token:{}" value="{}">', admin.helpers.ACTION_CHECKBOX_NAME,
+                           pause.pk, label, pause.pk, row_token(pause))
 
     @admin.display(description=_("what it asks"))
     def call_column(self, pause: Interrupt) -> str:
@@ -202,7 +203,7 @@ class InterruptAdmin(admin.ModelAdmin):
     @admin.display(description=_("thread"), ordering="thread_id")
     def thread_link(self, pause: Interrupt) -> str:
         # The id its client gave it (read off the key: no join); the key in the link and its title.
-        url = reverse("admin:threads_thread_change", args=[pause.thread_id])
+        url = row_url("admin:threads_thread_change", pause.thread_id)
         return format_html('<a href="{}" title="{}">{}</a>', url, pause.thread_id, thread_name(pause.thread_id))
 
     @admin.display(description=_("reasons"))

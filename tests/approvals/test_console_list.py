@@ -339,3 +339,14 @@ def test_the_queues_rows_are_djangos_own_cell_for_cell(shop_fresh, query):
     assert all(row in page for row in ours)  # and these are the rows the page shows
     if "q=" in query:
         assert "_changelist_filters=" in ours[0]  # the row's link keeps the filters
+
+
+def test_a_rows_address_is_the_one_django_reverses_whatever_its_key():
+    from django.contrib.admin.utils import quote
+    from django.urls import reverse
+
+    from approvals.admin.results import row_url
+
+    for key in ("t-1~a27a3d4e60963404", "a:b_c/d~e", "x y%z?", "pedido-ção", "p-0123abcd"):
+        for name in ("admin:threads_thread_change", "admin:threads_interrupt_change", "admin:threads_interrupt_answer"):
+            assert row_url(name, key) == reverse(name, args=(quote(key),)), (name, key)
