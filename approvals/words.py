@@ -30,6 +30,7 @@ REASONS = {
     "argument_origin": _("the value of {argument} did not come from the person"),
     "tainted_call": _("an earlier step read from outside ({source})"),
     "langgraph": _("a LangGraph graph asks before it runs it"),
+    "ask": _("it needs an answer from the person"),
 }
 
 

@@ -89,9 +89,11 @@ def test_a_row_says_what_the_call_asks_its_first_reason_and_irreversible_only_wh
 
 def test_a_row_reads_in_portuguese(shop_fresh):
     make_pause("t-refund", "refund 40 on order 4411")
+    make_pause("t-ask", "show order")  # a question: its reason in words too
     page = get(make_staff("bia", language="pt-BR"), QUEUE)
+    assert ">ask<" not in page
     for words in ("O que pede", "Aprovar", "Pular", "Irreversível", "ela altera dados", "Pausas esperando",
-                  "Aprovar as pausas selecionadas"):
+                  "Aprovar as pausas selecionadas", "ela precisa de uma resposta da pessoa"):
         assert words in page, words
     assert "Por quê, e de onde" in page and "a mensagem de uma pessoa" in page
     for english in (">Approve<", ">Skip<", "what it asks", "Pauses waiting", "Approve selected"):
