@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.contrib.admin.templatetags.base import InclusionAdminNode
 from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.timesince import timesince
@@ -88,8 +87,8 @@ def queue_summary(context: Any) -> list[dict[str, Any]]:
     return out
 
 
-@register.tag(name="queue_result_list")
-def queue_result_list_tag(parser: Any, token: Any) -> InclusionAdminNode:
-    """``{% result_list cl %}`` with the queue's rows (``approvals.admin.results``)."""
-    return InclusionAdminNode(parser, token, func=queue_result_list, template_name="change_list_results.html",
-                              takes_context=False)
+@register.inclusion_tag("admin/change_list_results.html", name="queue_result_list")
+def queue_result_list_tag(cl: Any) -> dict[str, Any]:
+    """``{% result_list cl %}`` with the queue's rows (``approvals.admin.results``), in the
+    admin's own ``change_list_results.html``."""
+    return queue_result_list(cl)
