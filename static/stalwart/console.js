@@ -185,6 +185,13 @@ if (link && link.dataset.stream && "EventSource" in window) {
       soon();
     }
   });
-  stream.addEventListener("open", () => document.documentElement.setAttribute("data-staff-stream", "open"));
+  let opened = false;
+  stream.addEventListener("open", () => {
+    document.documentElement.setAttribute("data-staff-stream", "open");
+    // A pause that opened or closed between this page's rows and its stream's start was sent to no
+    // one: the first open reads the rows once more (a reconnect resumes by Last-Event-ID instead).
+    if (onQueue && !opened) soon();
+    opened = true;
+  });
   stream.addEventListener("error", () => document.documentElement.setAttribute("data-staff-stream", "retrying"));
 }
