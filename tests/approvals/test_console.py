@@ -109,6 +109,9 @@ def test_approving_from_the_console_charges_once_and_records_who(shop_fresh):
     again = answer(staff, pause["id"], page, "approve").content.decode()
     expected = str(MESSAGE_STALE_WON).split("{")[0]
     assert expected in again.replace("&#x27;", "'").replace("&quot;", '"') and "ana" in again
+    # The moment is in brackets: a date that ends with a period ("8:45 p.m.") does not end the line "..".
+    said = re.search(r"<li[^>]*>(Nothing changed:[^<]*)</li>", again).group(1)
+    assert re.search(r"by ana \([^()]+\)\.$", said) and ".." not in said
     assert len(shop.charges("4411")) == 1
     # The customer's late answer over HTTP: 409 naming the approve that won.
     late = Client().post("/threads/t-charge/resume", data=json.dumps(
