@@ -108,9 +108,13 @@ function swapRows(fresh) {
   }
   const focused = document.activeElement;
   const lostFocus = focused && oldBody.contains(focused) && [...kept.values()].some((r) => r.contains(focused));
-  oldBody.replaceChildren(...rows);
+  // Rows taken out of the page, even to be put back, lose the focus: move them only when the list changed,
+  // and give the focus back to a kept row's button (a keyboard user tabbing as the rows are read again).
+  const same = rows.length === oldBody.rows.length && rows.every((row, i) => row === oldBody.rows[i]);
+  if (!same) oldBody.replaceChildren(...rows);
   rows.forEach((row, i) => { row.classList.toggle("row1", i % 2 === 0); row.classList.toggle("row2", i % 2 === 1); });
   if (lostFocus) document.getElementById("searchbar")?.focus();
+  else if (focused && focused !== document.activeElement && focused.isConnected) focused.focus();
 }
 
 function swapAround(fresh) {
@@ -130,6 +134,9 @@ function swapAround(fresh) {
 
 let reading = null;
 let again = false;
+// The polite live region speaks only when the rows changed (a pause came or went), not on every read.
+let removedSinceRead = false;
+const shownKeys = () => Array.from(document.querySelectorAll("#result_list tbody tr"), rowKey).join("\n");
 
 async function readQueue() {
   if (reading) { again = true; return; }
@@ -139,10 +146,12 @@ async function readQueue() {
                                                            headers: { Accept: "text/html" } });
       if (!response.ok || !response.url.includes("/admin/threads/interrupt/")) return;
       const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
+      const before = shownKeys();
       swapRows(fresh);
       swapAround(fresh);
       const said = document.querySelector(".queue-live-status");
-      if (said) said.textContent = said.dataset.liveWords;
+      if (said && (removedSinceRead || shownKeys() !== before)) said.textContent = said.dataset.liveWords;
+      removedSinceRead = false;
       document.dispatchEvent(new CustomEvent("stalwart:queue-updated"));
     } catch (err) {
       console.warn("the queue could not be read again", err);
@@ -171,6 +180,7 @@ function removeClosed(change) {
   if (!row) return;
   if (box.checked) markClosed(row);
   else if (!row.contains(document.activeElement)) row.remove();
+  removedSinceRead = true;
 }
 
 // --- the stream ----------------------------------------------------------------------------------

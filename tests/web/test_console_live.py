@@ -107,11 +107,15 @@ def test_an_open_filtered_queue_follows_pauses_made_and_answered_elsewhere(serve
     ana.goto(f"{server.url}{QUEUE}?kind__exact=confirm")
     live(ana)
     assert ana.locator(".work-count").inner_text() == "0"
+    # The stream's first open reads the rows once more; with nothing new, a screen reader hears nothing.
+    time.sleep(0.6)
+    assert ana.locator(".queue-live-status").inner_text() == ""
     customer = Browser(server.url)
     _thread, pause = say(customer, "charge 40 to order 4411")
     made = time.monotonic()
     row(ana, pause["id"]).wait_for(timeout=2_000)
     assert time.monotonic() - made < 2.0
+    expect(ana.locator(".queue-live-status")).to_have_text("The queue updates itself as pauses arrive and close.")
     assert "charge_card: " in row(ana, pause["id"]).inner_text() and "order_id 4411" in row(ana, pause["id"]).inner_text()
     expect(ana.locator(".work-count")).to_have_text("1", timeout=2_000)
     assert ana.title().startswith("(1) ")
@@ -236,8 +240,12 @@ def test_the_console_in_portuguese_and_dark_by_keyboard(server, chromium):
     bia.keyboard.press("Enter")
     bia.get_by_text("Respondida: Aprovar").wait_for()
     assert len(shop.charges("4411")) == 1
+    # A row's button keeps the focus while the rows are read again around it (a new pause arrives).
+    refund_approve = row(bia, refund["id"]).get_by_role("button", name=re.compile(r"^Aprovar: "))
+    refund_approve.focus()
     _t, more = say(customer, "charge 99.90 to order 5001")
     row(bia, more["id"]).wait_for(timeout=2_000)
+    expect(refund_approve).to_be_focused()
     shot(bia, "row-actions-pt-dark")
     row(bia, refund["id"]).locator("input.action-select").check()
     bia.select_option("select[name=action]", "approve_selected")
