@@ -243,6 +243,7 @@ def staff_fan_out(streams: int) -> dict[str, Any]:
     data = Path(tempfile.mkdtemp(prefix="stalwart-bench-staff-"))
     env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE")}
     env["STALWART_DATA_DIR"] = str(data / "data")
+    (data / "data").mkdir()  # on PostgreSQL nothing else makes it (on SQLite, the migrated runs.db's copy)
     with Server(data / "data", env={"STALWART_WORKERS": "1"}) as server:
         made = subprocess.run([sys.executable, "-m", "stalwart_site.cli", "createstaff", "bench-staff"], cwd=ROOT,
                               env=env, capture_output=True, text=True, timeout=120, check=True)
