@@ -13,7 +13,6 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals.words import decision_words
@@ -37,6 +36,7 @@ MESSAGE_REPLY = _("The reply: “{reply}”")
 MESSAGE_NEXT = _("Next open pause: {kind}, {tool} ({thread})")
 MESSAGE_NONE_OPEN = _("No pause is open now.")
 MESSAGE_STALE_WON = _("Nothing changed: this pause was already answered “{decision}” by {who} ({when}).")
+MESSAGE_STALE_WON_CUSTOMER = _("Nothing changed: the customer already answered this pause “{decision}” ({when}).")
 MESSAGE_STALE_CLOSED = _("Nothing changed: this pause is no longer open ({status}).")
 SELECT_FOR_ACTION = _("Select this pause for an action: {}")
 BULK_NOT_CONFIRM = _("Not answered: only a confirm is answered from the list; open it to answer.")
@@ -48,15 +48,21 @@ def when(moment: Any) -> str:
     return date_format(timezone.localtime(moment), "DATETIME_FORMAT") if moment else ""
 
 
+def by_customer(by: str | None) -> bool:
+    """An answer from the thread's own session (POST /resume, the widget), not a staff member's."""
+    return by in (None, "", "session")
+
+
 def stale_message(extra: dict[str, Any]) -> str:
     pause = extra.get("interrupt") or {}
     if pause.get("status") == Interrupt.Status.ANSWERED:
         answered_at = pause.get("answered_at")
         moment = when(timezone.datetime.fromisoformat(answered_at)) if answered_at else ""
         by = pause.get("answered_by") or ""
-        return str(MESSAGE_STALE_WON).format(decision=decision_words(pause.get("decision") or ""),
-                                             who=gettext("the customer") if by in ("", "session") else by,
-                                             when=moment)
+        decision = decision_words(pause.get("decision") or "")
+        if by_customer(by):  # its own sentence: pt-BR says "pelo cliente", never "por o cliente"
+            return str(MESSAGE_STALE_WON_CUSTOMER).format(decision=decision, when=moment)
+        return str(MESSAGE_STALE_WON).format(decision=decision, who=by, when=moment)
     if pause.get("status") == Interrupt.Status.OPEN:
         return str(MESSAGE_STALE_TOKEN)
     return str(MESSAGE_STALE_CLOSED).format(status=Interrupt.Status(pause.get("status")).label

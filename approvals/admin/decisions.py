@@ -23,6 +23,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from approvals.admin.answers import by_customer
 from approvals.admin.filters import AgentFilter
 from approvals.admin.rows import call_words
 from approvals.models import Decision
@@ -36,7 +37,7 @@ CUSTOMER = _("the customer")
 
 def who(pause: Interrupt) -> str:
     """The staff member, or the customer (an answer from the thread's own session)."""
-    return str(CUSTOMER) if pause.answered_by in ("", "session") else pause.answered_by
+    return str(CUSTOMER) if by_customer(pause.answered_by) else pause.answered_by
 
 
 class PersonFilter(admin.SimpleListFilter):
@@ -46,7 +47,7 @@ class PersonFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         names = (Decision.objects.filter(status__in=ANSWERED).exclude(answered_by="")
                  .order_by("answered_by").values_list("answered_by", flat=True).distinct()[:200])
-        return [(n, str(CUSTOMER) if n == "session" else n) for n in names]  # POST /resume's own answers
+        return [(n, str(CUSTOMER) if by_customer(n) else n) for n in names]  # POST /resume's own answers
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Decision]) -> QuerySet[Decision]:
         return queryset.filter(answered_by=self.value()) if self.value() else queryset
