@@ -261,6 +261,9 @@ def test_the_console_in_portuguese_and_dark_by_keyboard(server, chromium):
     clean(bia)
     bia.goto(f"{server.url}/admin/approvals/decision/")
     assert "Decisões" in bia.locator("h1").inner_text()
+    # Every column in view at 1280 px beside the filters (a thread's key breaks, a long heading wraps).
+    assert bia.locator("#changelist .results").evaluate("el => el.scrollWidth <= el.clientWidth")
+    assert "origem da resposta" in bia.locator("#result_list thead").inner_text().lower()
     shot(bia, "decisions-pt-dark")
     clean(bia)
     customer.close()
