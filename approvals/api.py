@@ -37,6 +37,12 @@ class ResumeSerializer(serializers.Serializer[Any]):
     answer = AnswerField(required=False, allow_null=True, validators=[no_nul])
 
 
+def answered_from(request: Request) -> str:
+    """The widget says it is the widget (``Stalwart-Client: widget``); any other client is HTTP. A label for
+    the decisions page only: it grants nothing, so a client that claims it gains nothing."""
+    return Interrupt.Via.WIDGET if request.headers.get("Stalwart-Client") == "widget" else Interrupt.Via.HTTP
+
+
 class ThreadResumeApi(SessionApi):
     """A person's answer to one pause, checked against the token shown and
     claimed once (SPEC §7.2); the thread's other pauses stay open."""
@@ -45,7 +51,7 @@ class ThreadResumeApi(SessionApi):
 
     @extend_schema(
         operation_id="thread_resume", summary="Answer one pause; the others stay open",
-        request=ResumeSerializer, parameters=[doc.THREAD_ID, doc.SESSION, doc.SIGNATURE],
+        request=ResumeSerializer, parameters=[doc.THREAD_ID, doc.SESSION, doc.SIGNATURE, doc.CLIENT],
         responses={200: doc.MESSAGE_ANSWER, **doc.errors(400, 401, 404, 409, 413, 415, 422)},
     )
     def post(self, request: Request, thread_id: str) -> Response:
@@ -67,5 +73,5 @@ class ThreadResumeApi(SessionApi):
             token=data.validated_data["token"],
             answer=data.validated_data.get("answer"),
             by="signed channel" if secret else "session",
-            via=Interrupt.Via.SIGNED_CHANNEL if secret else Interrupt.Via.HTTP,
+            via=Interrupt.Via.SIGNED_CHANNEL if secret else answered_from(request),
         ))

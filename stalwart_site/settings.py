@@ -249,7 +249,8 @@ INSTALLED_APPS.append("corsheaders")  # its system checks refuse a malformed ori
 CORS_ALLOWED_ORIGINS = STALWART_EMBED_ORIGINS
 CORS_URLS_REGEX = r"^/(static/|threads/|agui/|config\.json$|plan$|healthz$)"  # agui/: AG-UI clients (SPEC §17)
 CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
-CORS_ALLOW_HEADERS = ["content-type", "idempotency-key", "stalwart-context", "stalwart-session", "last-event-id"]
+CORS_ALLOW_HEADERS = ["content-type", "idempotency-key", "stalwart-context", "stalwart-session", "stalwart-client",
+                      "last-event-id"]
 CORS_EXPOSE_HEADERS = ["Stalwart-Session"]
 CORS_ALLOW_CREDENTIALS = False
 CORS_PREFLIGHT_MAX_AGE = 600

@@ -204,6 +204,11 @@ SIGNATURE = OpenApiParameter(
     description="`t=<unix time>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">`; required when the server has a "
                 "resume secret (SPEC §11).",
 )
+CLIENT = OpenApiParameter(
+    "Stalwart-Client", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    description="`widget` from Stalwart's own chat widget: the console's decisions page then says the answer "
+                "came from the widget. Any other value, or none, is recorded as HTTP; it changes nothing else.",
+)
 THREAD_ID = OpenApiParameter(
     "thread_id", OpenApiTypes.STR, OpenApiParameter.PATH, pattern=r"^[A-Za-z0-9_.:-]{1,128}$",
     description="1 to 128 letters, digits, '-', '_', '.' or ':'.",

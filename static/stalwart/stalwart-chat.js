@@ -445,7 +445,8 @@ export class StalwartChatElement extends StalwartElement {
     card.answering = true;
     const body = { interrupt_id: detail.interrupt, decision: detail.decision, token: detail.token };
     if (detail.answer !== undefined) body.answer = detail.answer;
-    const res = await this.exchange("POST", this.thread("resume"), body);
+    // The console's decisions page says the answer came from the widget (not some other HTTP client).
+    const res = await this.exchange("POST", this.thread("resume"), body, { "Stalwart-Client": "widget" });
     if (res.aborted) return;
     card.answering = false;
     if (res.ok) {

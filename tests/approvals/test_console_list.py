@@ -240,6 +240,21 @@ def test_the_decisions_page_lists_each_answer_with_who_and_where_from_and_its_cs
     assert by_row["id"] in get(ana, "/admin/approvals/decision/?q=t-1")  # the id finds every session's thread of it
 
 
+def test_an_answer_from_the_widget_is_the_widgets_and_a_claim_of_anything_else_is_http(shop_fresh):
+    ana = make_staff()
+    keys = {}
+    for thread, client in (("t-w", "widget"), ("t-o", "something-else")):
+        pause = make_pause(thread)
+        keys[pause["key"]] = thread
+        Client().post(f"/threads/{thread}/resume", data=json.dumps(
+            {"interrupt_id": pause["id"], "decision": "approve", "token": pause["token"]}),
+            content_type="application/json", HTTP_STALWART_SESSION=pause["session"], HTTP_STALWART_CLIENT=client)
+    via = {keys[k]: v for k, v in Interrupt.objects.values_list("thread_id", "answered_via")}
+    assert via == {"t-w": "widget", "t-o": "http"}
+    only_widget = get(ana, "/admin/approvals/decision/?answered_via__exact=widget")
+    assert "t-w" in only_widget and "t-o" not in only_widget and ">widget<" in only_widget
+
+
 def test_the_decisions_page_in_portuguese_and_only_for_staff_who_see_pauses(shop_fresh):
     pause = make_pause("t-1")
     bia = make_staff("bia", language="pt-BR")

@@ -267,3 +267,23 @@ def test_the_console_in_portuguese_and_dark_by_keyboard(server, chromium):
     shot(bia, "decisions-pt-dark")
     clean(bia)
     customer.close()
+
+
+def test_an_answer_given_in_the_widget_is_listed_as_the_widgets(server, chromium):
+    shop.reset()
+    context = chromium.new_context(viewport={"width": 900, "height": 760}, reduced_motion="reduce")
+    customer = context.new_page()
+    customer.goto(f"{server.url}/")
+    box = customer.locator("stalwart-chat textarea")
+    box.fill("charge 40 to order 4411")
+    box.press("Enter")
+    customer.locator("stalwart-confirm").get_by_text("Charge the card?").wait_for()
+    customer.get_by_role("button", name="Approve").click()
+    customer.get_by_text("You chose: Approve").wait_for()
+    assert len(shop.charges("4411")) == 1
+    context.close()
+    ana = signed_in(chromium, server, "ana")
+    ana.goto(f"{server.url}/admin/approvals/decision/")
+    cells = ana.locator("#result_list tbody tr").first.locator("td").all_inner_texts()
+    assert "the customer" in cells and "Approve" in cells and cells[-1] == "widget", cells
+    clean(ana)

@@ -65,13 +65,13 @@ def test_an_origin_not_listed_gets_no_grant(embed_shop, unlisted_site, open_page
 def test_cors_answers_only_the_listed_origin(embed_shop, listed_site, unlisted_site):
     preflight = {
         "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "content-type,idempotency-key,stalwart-context,stalwart-session",
+        "Access-Control-Request-Headers": "content-type,idempotency-key,stalwart-context,stalwart-session,stalwart-client",
     }
     with httpx.Client(base_url=embed_shop.url, timeout=30) as client:
         allowed = client.options("/threads/u-x/messages", headers={"Origin": listed_site.origin, **preflight})
         assert allowed.headers["Access-Control-Allow-Origin"] == listed_site.origin
         granted = {h.strip() for h in allowed.headers["Access-Control-Allow-Headers"].split(",")}
-        assert {"content-type", "idempotency-key", "stalwart-context", "stalwart-session"} <= granted
+        assert {"content-type", "idempotency-key", "stalwart-context", "stalwart-session", "stalwart-client"} <= granted
         assert "Access-Control-Allow-Credentials" not in allowed.headers
 
         config = client.get("/config.json", headers={"Origin": listed_site.origin})
