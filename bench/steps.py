@@ -128,7 +128,7 @@ def plain_run(desk: Any) -> list[tuple[float, int, float]]:
     thread_id = f"plain-{uuid.uuid4().hex[:8]}"
     with unit(thread_id, lock=False) as u:  # the run stored, nothing decided yet
         thread, created = thread_open(thread_id=thread_id, session_hash=desk._session_hash, agent=agent.name)
-        progress, _ = run_start(u, thread=thread, agent=agent, text_="ten notes", language="en", plan=plan,
+        progress, _, _ = run_start(u, thread=thread, agent=agent, text_="ten notes", language="en", plan=plan,
                                 calls=list(plan.calls), context={}, privileges=[], new_thread=created)
     run_advance(progress)
     return resume_all(desk, thread_id, open_pauses(thread_id)[0])

@@ -31,8 +31,8 @@ from tests.conftest import SHOP
 # holds the database's), and PostgreSQL numbers a transaction's events and
 # stores them in one statement, SQLite in two (an UPDATE, then the INSERT).
 BUDGETS = {  # vendor: (pause, resume, a turn that sets a pause aside)
-    "postgresql": (13, 24, 17),
-    "sqlite": (14, 24, 18),
+    "postgresql": (11, 24, 15),
+    "sqlite": (12, 24, 16),
 }
 PAUSE_COMMITS, RESUME_COMMITS = 1, 2
 

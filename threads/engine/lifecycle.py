@@ -2,6 +2,7 @@
 
 A run's life::
 
+    nothing --> running | waiting (inserted so: a turn whose first step the check pauses)
     running <--> waiting (a pause is open)
        |            |--> superseded (a new turn closed its pauses)
        |            \\--> done (a deadline passed) | cancelled (cancel_all)
@@ -10,6 +11,7 @@ A run's life::
 
 A step's life::
 
+    nothing --> planned | waiting (inserted so: a turn's first step the check paused)
     planned --check--> refused | waiting (a pause opened) | running (claimed under a lease)
     waiting --approve--> approved --claim--> running
             --skip--> skipped;  --happened--> succeeded
@@ -22,7 +24,10 @@ A step's life::
                             failed --saga_stuck--> waiting --> failed (retry) | skipped (by hand) | cancelled (abandon)
 
 ``RUN_SOURCES`` and ``STEP_SOURCES`` say, for each status, the statuses it
-may be reached from. ``run_status_set``, ``step_status_set``,
+may be reached from; ``NOTHING`` is a row not stored yet, given its first
+status before its INSERT stores it (a transition from nothing: a turn whose
+first step the check pauses inserts the run and that step ``waiting``, with
+no UPDATE after). ``run_status_set``, ``step_status_set``,
 ``steps_status_set`` and ``step_claim`` are the only writers of those
 statuses (``tests/test_architecture.py`` fails on any other), each one
 conditional ``UPDATE`` that allows only the table's moves and stamps
@@ -42,19 +47,21 @@ from django.utils import timezone
 from threads.engine.lease import lease_take, worker_id
 from threads.models import Run, Step
 
+NOTHING = None  # a row not stored yet: the status it is inserted with
+
 R = Run.Status
-RUN_SOURCES: dict[str, frozenset[str]] = {
-    R.RUNNING: frozenset({R.RUNNING, R.WAITING, R.DONE, R.CANCELLED, R.SUPERSEDED}),  # the last three: a rollback
-    R.WAITING: frozenset({R.RUNNING, R.WAITING}),
+RUN_SOURCES: dict[str, frozenset[str | None]] = {
+    R.RUNNING: frozenset({NOTHING, R.RUNNING, R.WAITING, R.DONE, R.CANCELLED, R.SUPERSEDED}),  # the last three: a rollback
+    R.WAITING: frozenset({NOTHING, R.RUNNING, R.WAITING}),
     R.DONE: frozenset({R.RUNNING, R.WAITING, R.DONE}),  # a run found done again is left so
     R.CANCELLED: frozenset({R.RUNNING, R.WAITING}),
     R.SUPERSEDED: frozenset({R.RUNNING, R.WAITING}),
 }
 
 S = Step.Status
-STEP_SOURCES: dict[str, frozenset[str]] = {
-    S.PLANNED: frozenset({S.WAITING, S.RUNNING}),
-    S.WAITING: frozenset({S.PLANNED, S.RUNNING, S.FAILED}),
+STEP_SOURCES: dict[str, frozenset[str | None]] = {
+    S.PLANNED: frozenset({NOTHING, S.WAITING, S.RUNNING}),
+    S.WAITING: frozenset({NOTHING, S.PLANNED, S.RUNNING, S.FAILED}),
     S.APPROVED: frozenset({S.WAITING}),
     S.RUNNING: frozenset({S.PLANNED, S.APPROVED, S.FAILED, S.CANCELLED}),  # failed, cancelled: an undo tried again
     S.SUCCEEDED: frozenset({S.RUNNING, S.WAITING}),
@@ -82,8 +89,20 @@ class LifecycleError(RuntimeError):
     pass
 
 
-def _names(statuses: Iterable[str]) -> str:
-    return ", ".join(sorted(str(s) for s in statuses))
+def _names(statuses: Iterable[str | None]) -> str:
+    return ", ".join(sorted("nothing" if s is NOTHING else str(s) for s in statuses))
+
+
+def _stored(sources: frozenset[str | None]) -> list[str]:
+    """The statuses of ``sources`` a stored row can be in (``NOTHING`` is none)."""
+    return [s for s in sources if s is not NOTHING]
+
+
+def _first(what: str, status: str, sources: frozenset[str | None]) -> None:
+    """A row not stored yet may be given ``status`` first (its INSERT stores it)?"""
+    if NOTHING not in sources:
+        raise LifecycleError(f"a {what} is not stored '{status}' at first: the lifecycle allows it only from "
+                             f"{_names(sources)}")
 
 
 def _in_transaction(what: str) -> None:
@@ -100,6 +119,10 @@ def run_status_set(run: Run | str, status: str, *, expect: str | Iterable[str] |
     table allows), the move is a claim: it happens only from those, and a run
     in any other is left as it is (False), as when two rollbacks race."""
     _in_transaction("run_status_set")
+    if isinstance(run, Run) and run._state.adding:  # not stored yet: its INSERT stores the status
+        _first("run", status, RUN_SOURCES[status])
+        run.status = status
+        return True
     run_id = run if isinstance(run, str) else run.pk
     sources = RUN_SOURCES[status]
     if expect is not None:
@@ -107,7 +130,8 @@ def run_status_set(run: Run | str, status: str, *, expect: str | Iterable[str] |
         if not expected <= sources:
             raise LifecycleError(f"a run cannot go from {_names(expected - sources)} to '{status}'")
         sources = expected
-    changed = Run.objects.filter(pk=run_id, status__in=sources).update(status=status, updated_at=timezone.now())
+    changed = Run.objects.filter(pk=run_id, status__in=_stored(sources)).update(
+        status=status, updated_at=timezone.now())
     if not changed and expect is None:
         current = Run.objects.filter(pk=run_id).values_list("status", flat=True).first()
         raise LifecycleError(f"run {run_id} cannot go from '{current}' to '{status}': "
@@ -133,8 +157,13 @@ def step_status_set(step: Step, status: str, *, release: bool = False) -> bool:
 
     ``release``: the worker's last word on a step it ran (SPEC §9), saved
     only while this worker still holds the step's lease, which the same
-    UPDATE gives up; False when a sweep took the step over (nothing saved)."""
+    UPDATE gives up; False when a sweep took the step over (nothing saved).
+    A step not stored yet is given its first status, which its INSERT stores."""
     _in_transaction("step_status_set")
+    if step._state.adding:
+        _first("step", status, STEP_SOURCES[status])
+        step.status = status
+        return True
     _step_sources(step, status)
     rows = Step.objects.filter(pk=step.pk, status=step.status)
     values = _step_values(step) | {"status": status}
@@ -170,5 +199,5 @@ def steps_status_set(run: Run | str, status: str, *, from_index: int = 0) -> int
     reach ``status`` (what has ended, or is running, is left as it is)."""
     _in_transaction("steps_status_set")
     run_id = run if isinstance(run, str) else run.pk
-    return Step.objects.filter(run_id=run_id, index__gte=from_index, status__in=STEP_SOURCES[status]).update(
+    return Step.objects.filter(run_id=run_id, index__gte=from_index, status__in=_stored(STEP_SOURCES[status])).update(
         status=status, updated_at=timezone.now())

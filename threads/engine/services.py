@@ -90,7 +90,7 @@ def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dic
     plan = Plan(language=lang, read=True, calls=(call,))
     with unit(thread_id, lock=False) as u:
         thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=spec.name)
-        progress, steps = run_start(u, thread=thread, agent=spec, text_=text or f"{tool} {json.dumps(arguments)}",
+        progress, steps, _ = run_start(u, thread=thread, agent=spec, text_=text or f"{tool} {json.dumps(arguments)}",
                                     language=lang, plan=plan, calls=[call], context=context or {},
                                     privileges=list(privileges), new_thread=created, supersede=False)
         if session_taint and not created:

@@ -19,8 +19,9 @@ from django.utils import timezone
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.plan import Call, Plan
-from threads.engine.advance import advance_segment, run_advance
-from threads.engine.lifecycle import run_status_set, steps_status_set
+from threads.engine.advance import Decision, advance_segment, run_advance, step_apply, step_check
+from threads.engine.execute import Prepared
+from threads.engine.lifecycle import run_status_set, step_status_set, steps_status_set
 from threads.engine.pauses import pause_close, pause_open
 from threads.engine.progress import Progress, new_id
 from threads.engine.replies import reply_write
@@ -78,14 +79,19 @@ def turn_submit(
         plan = registry.selector_for(agent).plan(text_, language=lang, context=context or {}, exclude=withdrawn)
     with unit(thread_id, lock=False) as u:
         thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=agent.name)
-        progress, steps = run_start(u, thread=thread, agent=agent, text_=text_, language=lang, plan=plan,
-                                    calls=list(plan.calls), context=context or {}, privileges=list(privileges),
-                                    new_thread=created)
+        taken_up = plan.read and not agent.steps  # its steps taken up in this unit
+        progress, steps, first = run_start(
+            u, thread=thread, agent=agent, text_=text_, language=lang, plan=plan, calls=list(plan.calls),
+            context=context or {}, privileges=list(privileges), new_thread=created,
+            withdrawn=withdrawn if taken_up else None)
         prepared = None
         if not plan.read:
             unread_answer(u, progress, agent)
-        elif not agent.steps:
-            prepared = advance_segment(u, progress, agent, withdrawn, steps)
+        elif taken_up:
+            go = True if first is None else step_apply(u, progress, min(steps, key=lambda s: s.index), agent, first)
+            prepared = go if isinstance(go, Prepared) else None
+            if go is True:
+                prepared = advance_segment(u, progress, agent, withdrawn, steps)
             if prepared is None:
                 reply_write(u, progress)
     if progress.reply is not None:
@@ -95,29 +101,49 @@ def turn_submit(
 
 def run_start(u: Unit, *, thread: Thread, agent: AgentSpec, text_: str, language: str, plan: Plan,
               calls: list[Call], context: dict[str, Any], privileges: list[str],
-              new_thread: bool = False, supersede: bool = True) -> tuple[Progress, list[Step]]:
+              new_thread: bool = False, supersede: bool = True,
+              withdrawn: frozenset[str] | None = None) -> tuple[Progress, list[Step], Decision | None]:
     """Inside ``u``: what waited in the thread set aside (a person's new turn;
     ``supersede=False`` for a call an agent proposes, which waits beside the
     others), then the run, the message, its ``turn`` event and the calls as
-    planned steps."""
+    planned steps.
+
+    ``withdrawn`` (a turn that takes its steps up at once): the first step is
+    checked before any row is stored, and its decision returned for the
+    caller to carry out (``advance.step_apply``). One the check pauses is
+    carried out here: the step is stored ``waiting``, its pause opened, and
+    the run stored after it, already ``waiting`` (transitions from nothing,
+    ``lifecycle.NOTHING``: the pause's row may name the run before the run's
+    row is there, the foreign keys are checked at commit), so neither is
+    updated after; nothing is then returned to carry out."""
     superseded = [] if new_thread or not supersede else thread_supersede(u, thread)
-    run = Run.objects.create(
+    run = Run(
         id=new_id("r"), thread=thread, agent=agent.name, language=language, text=text_,
         plan={**plan.to_json(), **({"steps": agent.steps} if agent.steps else {})}, context=context,
         privileges=sorted(set(privileges)),
     )
-    message = Message.objects.create(
-        id=new_id("m"), thread=thread, run=run, role=Message.Role.PERSON, text=text_, language=language
-    )
+    message = Message(id=new_id("m"), thread=thread, run=run, role=Message.Role.PERSON, text=text_,
+                      language=language)
     u.event(Event.Type.TURN, {"run": run.id, "message": message.id, "text": text_, "language": language,
                               "superseded": superseded})
     steps = steps_build(run, calls, agent.tool_map, offset=0)
-    if steps:
-        Step.objects.bulk_create(steps)
     progress = Progress(run=run, notices=u.notices)
     if superseded:
         progress.lines.append(text(language, "superseded"))
-    return progress, steps
+    first = None
+    if withdrawn is not None and steps:
+        step = min(steps, key=lambda s: s.index)  # a new run's first step reads no earlier result
+        first = (step, step_check(run, step, agent, withdrawn))
+    if first is not None and first[1].pauses:
+        step_status_set(first[0], Step.Status.WAITING)
+        Step.objects.bulk_create(steps)
+        step_apply(u, progress, first[0], agent, first[1])  # the pause; the run is given ``waiting``
+        first = None
+    elif steps:
+        Step.objects.bulk_create(steps)
+    run.save(force_insert=True)
+    message.save(force_insert=True)
+    return progress, steps, first[1] if first else None
 
 
 def thread_supersede(u: Unit, thread: Thread) -> list[str]:
