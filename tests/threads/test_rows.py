@@ -85,3 +85,45 @@ def test_a_run_with_no_steps_is_still_made_current_and_a_missing_one_is_said(des
     Run.objects.all().delete()
     with pytest.raises(Run.DoesNotExist):
         steps_read(held, run_too=True)
+
+
+def test_a_runs_answer_is_read_in_one_statement_as_the_orm_reads_it(desk) -> None:  # type: ignore[no-untyped-def]
+    """``reads.answer_read``: the run, its steps with their verdicts and its
+    thread's open pauses with their steps, one UNION ALL, column for column
+    as the ORM's three reads give them."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from threads.engine.reads import answer_read
+    from threads.models import Receipt
+
+    desk.say("t-1", "charge 40 to order 4411 and then archive order 4412")
+    desk.confirm("t-1", "approve")  # the charge ran (a verdict); the archive waits
+    run = Run.objects.get()
+    Interrupt.objects.create(  # a stepless pause of the thread, older than the archive's
+        id="p-stepless", thread_id=desk.key("t-1"), run=run, step=None, agent="shop", kind="delegate",
+        tool="", payload={"question": "Which one?", "arguments": [], "choices": ["answer", "reject"]})
+    Interrupt.objects.filter(pk="p-stepless").update(created_at="2026-01-01T00:00:00Z")
+    Run.objects.filter(pk=run.pk).update(health="stuck")  # another worker's change: the read makes it current
+    held = Run.objects.get()
+    held.health = "ok"
+
+    with CaptureQueriesContext(connection) as read:
+        steps, verdicts, pauses = answer_read(held)
+
+    assert len(read.captured_queries) == 1
+    assert columns(held) == columns(Run.objects.get()) and held.health == "stuck"
+    orm_steps = list(Step.objects.filter(run=run).order_by("index"))
+    assert [columns(s) for s in steps] == [columns(s) for s in orm_steps]
+    assert all(s.run is held for s in steps)
+    assert verdicts == {s.pk: Receipt.objects.filter(step=s).exclude(verdict__in=["", "pending"])
+                        .latest("created_at").verdict for s in orm_steps if s.status == "succeeded"}
+    orm = list(Interrupt.objects.select_related("step")
+               .filter(thread_id=desk.key("t-1"), status=Interrupt.Status.OPEN).order_by("created_at", "id"))
+    assert [p.id for p in pauses] == [p.id for p in orm] == ["p-stepless", orm[1].id]
+    for mine, theirs in zip(pauses, orm, strict=True):
+        assert columns(mine) == columns(theirs) and columns(mine.step) == columns(theirs.step)
+    assert pauses[0].step is None
+    Run.objects.all().delete()
+    with pytest.raises(Run.DoesNotExist):
+        answer_read(held)

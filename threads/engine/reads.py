@@ -1,12 +1,13 @@
 """What a door reads: a run's answer (SPEC §10's message answer), a thread's open pauses.
 
 The answer is read after the last commit of the call that made it
-(``run_answer``): the run with its steps and their receipts' verdicts in one
-statement, then the thread's open pauses. It shows exactly what committed, on
+(``run_answer``): the run with its steps and their receipts' verdicts, and
+the thread's open pauses with their steps, in one statement (``answer_read``:
+the two reads joined by ``UNION ALL``). It shows exactly what committed, on
 whichever worker; nothing of it is carried in memory from the transactions
-before. Both reads are written out from the models' metadata because they
-run on every pause and resume (``threads.engine.rows``; docs/decisions.md,
-"The hot reads are written out").
+before. The reads are written out from the models' metadata because they run
+on every pause and resume (``threads.engine.rows``; docs/decisions.md, "The
+hot reads are written out").
 """
 
 from __future__ import annotations
@@ -34,14 +35,16 @@ def run_answer(run: Run, *, reply: Message | None = None,
     """SPEC §10's message answer for ``run`` as it is now: read, not carried.
     ``reply``: the message the call wrote (the answer's ``reply``);
     ``not_notified``: what its notices could not deliver at once."""
-    steps, verdicts = steps_read(run, run_too=True)
+    steps, verdicts, pauses = answer_read(run)
+    if expire_overdue(pauses):  # those past their deadline are closed first, then read again
+        pauses = thread_pauses(run.thread_id)
     indexes = {s.pk: s.index for s in steps}  # an undo names the write it undoes, a step of the same run
     return {
         "thread": thread_name(run.thread_id),  # the client's name for it (its key is staff's)
         "run": run.id,
         "status": run.status,
         "reply": {"id": reply.id, "text": reply.text} if reply else None,
-        "waiting": open_pauses(run.thread_id),
+        "waiting": [present(p) for p in pauses],
         "refusals": refusals_of(steps),
         "rollback": run.rollback,
         "steps": [step_view(s, verdicts.get(s.pk), indexes) for s in steps],
@@ -69,17 +72,24 @@ def stale_body(pause: Interrupt | None, thread_id: str) -> dict[str, Any]:
 _STEP, _RUN = Columns(Step, "s"), Columns(Run, "r")
 
 
-def _steps_sql(run_too: bool) -> str:
-    # The step's last receipt verdict that has one, as a correlated subquery.
+def _verdict_sql() -> str:
+    # The step's last receipt verdict that has one, as a correlated subquery (two parameters).
     r = Columns(Receipt, "rc")
-    verdict = (f"(SELECT {r.col('verdict')} FROM {r.table} WHERE {r.col('step')} = {_STEP.col('id')}"
-               f" AND {r.col('verdict')} NOT IN (%s, %s) ORDER BY {r.col('created_at')} DESC LIMIT 1)")
+    return (f"(SELECT {r.col('verdict')} FROM {r.table} WHERE {r.col('step')} = {_STEP.col('id')}"
+            f" AND {r.col('verdict')} NOT IN (%s, %s) ORDER BY {r.col('created_at')} DESC LIMIT 1)")
+
+
+def _run_steps_from() -> str:
+    return (f"FROM {_RUN.table} LEFT JOIN {_STEP.table} ON {_STEP.col('run')} = {_RUN.col('id')}"
+            f" WHERE {_RUN.col('id')} = %s")
+
+
+def _steps_sql(run_too: bool) -> str:
+    verdict = _verdict_sql()
     if not run_too:
         return (f"SELECT {_STEP.select()}, {verdict} FROM {_STEP.table}"
                 f" WHERE {_STEP.col('run')} = %s ORDER BY {_STEP.col('index')}")
-    return (f"SELECT {_STEP.select()}, {_RUN.select()}, {verdict} FROM {_RUN.table}"
-            f" LEFT JOIN {_STEP.table} ON {_STEP.col('run')} = {_RUN.col('id')}"
-            f" WHERE {_RUN.col('id')} = %s ORDER BY {_STEP.col('index')}")
+    return f"SELECT {_STEP.select()}, {_RUN.select()}, {verdict} {_run_steps_from()} ORDER BY {_STEP.col('index')}"
 
 
 _STEPS_SQL = {False: statement(lambda: _steps_sql(False)), True: statement(lambda: _steps_sql(True))}
@@ -109,6 +119,54 @@ def steps_read(run: Run, *, run_too: bool = False) -> tuple[list[Step], dict[int
         if verdict:
             verdicts[step.pk] = verdict
     return steps, verdicts
+
+
+_PAUSE, _PAUSE_STEP = Columns(Interrupt, "i"), Columns(Step, "ps")
+
+
+def _answer_sql() -> str:
+    # The run with its steps (part 0, by index), then the thread's open pauses
+    # with their steps (part 1, oldest first): one row shape, the other
+    # part's columns NULL.
+    def nulls(part: Columns) -> str:
+        return ", ".join(["NULL"] * len(part))
+
+    return (f"SELECT {_STEP.select()}, {_RUN.select()}, {nulls(_PAUSE)}, {nulls(_PAUSE_STEP)},"
+            f" {_verdict_sql()} AS verdict_, 0 AS part_, {_STEP.col('index')} AS at_, NULL AS made_, NULL AS pause_"
+            f" {_run_steps_from()}"
+            f" UNION ALL SELECT {nulls(_STEP)}, {nulls(_RUN)}, {_PAUSE.select()}, {_PAUSE_STEP.select()}, NULL,"
+            f" 1, NULL, {_PAUSE.col('created_at')}, {_PAUSE.col('id')} FROM {_PAUSE.table}"
+            f" LEFT JOIN {_PAUSE_STEP.table} ON {_PAUSE_STEP.col('id')} = {_PAUSE.col('step')}"
+            f" WHERE {_PAUSE.col('thread')} = %s AND {_PAUSE.col('status')} = %s"
+            f" ORDER BY part_, at_, made_, pause_")
+
+
+_ANSWER_SQL = statement(_answer_sql)
+
+
+def answer_read(run: Run) -> tuple[list[Step], dict[int, str], list[Interrupt]]:
+    """What a run's answer shows, in one read: the run made current (as
+    ``steps_read(run, run_too=True)``), its steps with their verdicts, and its
+    thread's open pauses with their steps, oldest first (as
+    ``pauses.thread_pauses``)."""
+    found = read(_ANSWER_SQL(), ["", Receipt.Verdict.PENDING, run.pk, run.thread_id, Interrupt.Status.OPEN],
+                 [_STEP, _RUN, _PAUSE, _PAUSE_STEP])
+    fresh = next((row[1] for row in found if row[1] is not None), None)
+    if fresh is None:
+        raise Run.DoesNotExist(f"run {run.pk} does not exist")
+    for f in Run._meta.concrete_fields:
+        setattr(run, f.attname, getattr(fresh, f.attname))
+    steps, verdicts, pauses = [], {}, []
+    for step, _, pause, pause_step, verdict, *_ in found:
+        if step is not None:
+            step.run = run
+            steps.append(step)
+            if verdict:
+                verdicts[step.pk] = verdict
+        elif pause is not None:
+            pause.step = pause_step
+            pauses.append(pause)
+    return steps, verdicts, pauses
 
 
 def step_view(step: Step, verdict: str | None = None, indexes: dict[int, int] | None = None) -> dict[str, Any]:
