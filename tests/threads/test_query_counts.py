@@ -31,8 +31,8 @@ from tests.conftest import SHOP
 # holds the database's), and PostgreSQL numbers a transaction's events and
 # stores them in one statement, SQLite in two (an UPDATE, then the INSERT).
 BUDGETS = {  # vendor: (pause, resume, a turn that sets a pause aside)
-    "postgresql": (10, 23, 14),
-    "sqlite": (11, 23, 15),
+    "postgresql": (10, 21, 14),
+    "sqlite": (11, 21, 15),
 }
 PAUSE_COMMITS, RESUME_COMMITS = 1, 2
 
@@ -104,6 +104,20 @@ def test_a_resume_takes_three_commits(shop_desk) -> None:  # type: ignore[no-unt
     assert [s["verdict"] for s in reply.steps] == ["verified_applied"]
     assert resume.queries <= budget(1), f"{resume.queries} queries:\n{resume}"
     assert resume.commits <= RESUME_COMMITS, f"{resume.commits} commits:\n{resume}"
+
+
+def test_an_approval_is_written_with_its_claim(shop_desk) -> None:  # type: ignore[no-untyped-def]
+    """The resume's first unit reads the pause with its run and the run's
+    steps once, and writes the approved step once: approved and claimed
+    ``running`` in one UPDATE (``lifecycle.STEP_SOURCES``: running from waiting)."""
+    shop_desk.say("t-1", "charge 40 to order 4411")
+    with cost() as resume:
+        shop_desk.confirm("t-1", "approve")
+    begin = next(i for i, sql in enumerate(resume.statements) if sql.startswith("BEGIN"))
+    first = resume.statements[begin:next(i for i, sql in enumerate(resume.statements) if sql.startswith("COMMIT"))]
+    step_writes = [sql for sql in first if sql.startswith('UPDATE "threads_step"')]
+    assert len(step_writes) == 1 and "'running'" in step_writes[0], str(resume)
+    assert sum('"threads_step"' in sql for sql in first if sql.startswith("SELECT")) == 1, str(resume)
 
 
 def test_a_turn_that_sets_a_pause_aside_costs_little_more(shop_desk) -> None:  # type: ignore[no-untyped-def]

@@ -127,3 +127,38 @@ def test_a_runs_answer_is_read_in_one_statement_as_the_orm_reads_it(desk) -> Non
     Run.objects.all().delete()
     with pytest.raises(Run.DoesNotExist):
         answer_read(held)
+
+
+@pytest.mark.parametrize("by_id", [True, False])
+def test_a_pause_is_read_with_its_run_and_the_runs_steps_as_the_orm_reads_them(desk, by_id: bool) -> None:  # type: ignore[no-untyped-def]
+    """``reads.pause_steps_read``, the answer's first read: the pause (by id,
+    or the thread's oldest open one not past its deadline), its run, the run's
+    steps in order and the thread's session hash, as the ORM's reads give them."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from threads.engine.reads import pause_steps_read
+    from threads.models import Thread
+
+    desk.say("t-1", "charge 40 to order 4411 and then archive order 4412")
+    desk.confirm("t-1", "approve")  # the charge ran; the archive waits
+    run = Run.objects.get()
+    Interrupt.objects.create(  # older, but past its deadline: not the oldest open one an answer takes
+        id="p-overdue", thread_id=desk.key("t-1"), run=run, step=None, agent="shop", kind="delegate", tool="",
+        payload={"question": "Which one?", "arguments": [], "choices": ["answer", "reject"]},
+        expires_at=timezone.now() - timedelta(seconds=1))
+    Interrupt.objects.filter(pk="p-overdue").update(created_at="2026-01-01T00:00:00Z")
+    orm = Interrupt.objects.select_related("run").get(thread_id=desk.key("t-1"), tool="archive_order")
+
+    found = pause_steps_read(desk.key("t-1"), orm.id if by_id else None)
+
+    assert found is not None
+    pause, steps, owner = found
+    assert columns(pause) == columns(orm) and columns(pause.run) == columns(orm.run)
+    orm_steps = list(Step.objects.filter(run=run).order_by("index"))
+    assert [columns(s) for s in steps] == [columns(s) for s in orm_steps]
+    assert pause.step is steps[1] and all(s.run is pause.run for s in steps)
+    assert owner == Thread.objects.get(pk=desk.key("t-1")).session_hash
+    assert pause_steps_read(desk.key("t-1"), "p-none") is None
+    assert pause_steps_read("t-none", None) is None

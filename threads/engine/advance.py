@@ -63,27 +63,36 @@ def run_advance(progress: Progress, *, prepared: Prepared | None = None) -> Prog
                 return progress
 
 
+def next_step(steps: list[Step]) -> Step | None:
+    """The run's first step that needs something more."""
+    return min((s for s in steps if s.status not in FINISHED), key=lambda s: s.index, default=None)
+
+
 def advance_segment(u: Unit, progress: Progress, agent: AgentSpec, withdrawn: frozenset[str],
-                    steps: list[Step]) -> Prepared | None:
+                    steps: list[Step], *, approved: Step | None = None) -> Prepared | None:
     """Inside ``u``: decide the run's next steps until one waits, all are
     done, or one must be sent; that one is returned claimed, its receipt
     stored (``execute.step_prepare``). ``steps``: the run's steps as this unit
-    read (or made) them; they are kept current as the unit changes them."""
+    read (or made) them; they are kept current as the unit changes them.
+    ``approved``: the run's next step, which a person approved in this unit
+    and which is still stored ``waiting``: taken as approved, its approval
+    written with its claim (or its refusal), one UPDATE."""
     run = progress.run
     while True:
         if run.status in (Run.Status.CANCELLED, Run.Status.SUPERSEDED):
             return None
-        step = min((s for s in steps if s.status not in FINISHED), key=lambda s: s.index, default=None)
+        step = next_step(steps)
         if step is None:
             run_status_set(run, Run.Status.DONE)
             return None
-        if step.status == Step.Status.WAITING:
+        if step.status == Step.Status.WAITING and step is not approved:
             return None  # something waits for a person
         if step.status == Step.Status.RUNNING:
             # Its worker carries it on; if that worker died, the sweep finds its
             # lapsed lease (threads.engine.reconcile). Never resent from here.
             return None
-        if step.status == Step.Status.APPROVED:
+        if step.status == Step.Status.APPROVED or step is approved:
+            approved = None
             if step.tool in withdrawn:
                 # Withdrawn while it waited: refused before anything else, even an approval.
                 step_refuse(u, progress, step, "withdrawn", refusal(run, SENTENCE_WITHDRAWN, tool=step.tool))

@@ -13,7 +13,7 @@ pause and changes nothing.
 
 ``decision_apply`` says, once, what follows the answer (``Follow``): the
 run's next steps in this same unit, up to the first call to send (claimed,
-its receipt stored); a team's steps replayed, an undo carried on or the model
+its receipt stored; an approved call's approval is written with its claim); a team's steps replayed, an undo carried on or the model
 told, after the commit; or nothing but the reply. The carrying on after the
 commit is ``services.pause_answer``'s.
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import secrets
 from typing import Any
 
 from django.conf import settings
@@ -35,7 +36,7 @@ from threads.engine.lease import run_lease_take
 from threads.engine.lifecycle import run_status_set, step_status_set, steps_status_set
 from threads.engine.pauses import overdue, pause_choices, pause_close, run_pauses_close, token_for
 from threads.engine.progress import Progress
-from threads.engine.reads import stale_body
+from threads.engine.reads import pause_steps_read, stale_body
 from threads.engine.reconcile import happened_record, not_happened_record
 from threads.engine.saga import saga_abandon, saga_done_by_hand, saga_retry, saga_start
 from threads.engine.unit import Unit
@@ -58,6 +59,7 @@ class Follow(enum.Enum):
     """What carries the run on once an answer is applied."""
 
     STEPS = "steps"  # the run's next planned steps, in the answer's own unit
+    CLAIM = "claim"  # the same, the approved step first: its approval written with its claim, one UPDATE
     FLOW = "flow"  # a team's steps function, replayed after the commit
     SAGA = "saga"  # the run's undos (cancel_all, saga_stuck), after the commit
     MODEL = "model"  # the model is told (a delegate approved, or its question answered), after the commit
@@ -88,6 +90,23 @@ def pause_find(thread_id: str, pause_id: str) -> Interrupt:
     if pause is None:
         raise NotFound(DETAIL_NO_PAUSE)
     return pause
+
+
+def pause_with_steps(thread_id: str, pause_id: str | None,
+                     session_hash: str | None = None) -> tuple[Interrupt, list[Step]]:
+    """The pause, in this thread (``None``: its oldest open one not past its
+    deadline), with its run and the run's steps, in one read
+    (``reads.pause_steps_read``): what an answer's unit goes on with, the
+    pause's step one of those steps. Else the 404 of a pause that does not
+    exist. ``session_hash``: the thread must be that session's (else the 404
+    of a thread that does not exist, ``selectors.thread_access``'s)."""
+    found = pause_steps_read(thread_id, pause_id)
+    if found is None:
+        raise NotFound(DETAIL_NO_PAUSE)
+    pause, steps, owner = found
+    if session_hash is not None and not secrets.compare_digest(str(owner), session_hash):
+        raise NotFound()
+    return pause, steps
 
 
 def pause_claim(u: Unit, pause: Interrupt, *, decision: str, token: str, answer: Any, by: str, via: str,
@@ -180,8 +199,10 @@ def _confirm(u: Unit, progress: Progress, step: Step | None, decision: str) -> F
     assert step is not None
     run = progress.run
     if decision == "approve":
+        if _planned(run) is Follow.STEPS:
+            return Follow.CLAIM  # approved and claimed in one write (services._steps_next)
         step_status_set(step, Step.Status.APPROVED)
-        return _planned(run)
+        return Follow.FLOW
     if decision == "skip":
         step_status_set(step, Step.Status.SKIPPED)
         u.event(Event.Type.STEP, {"step": step.index, "tool": step.tool, "status": "skipped"})

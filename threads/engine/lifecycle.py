@@ -13,7 +13,7 @@ A step's life::
 
     nothing --> planned | waiting (inserted so: a turn's first step the check paused)
     planned --check--> refused | waiting (a pause opened) | running (claimed under a lease)
-    waiting --approve--> approved --claim--> running
+    waiting --approve--> approved --claim--> running (the two one write when the claim is in the answer's unit)
             --skip--> skipped;  --happened--> succeeded
             --did_not_happen, an answered question, an edit--> planned (checked again)
             --a mirrored pause answered--> handed_back (the graph that asked runs it)
@@ -63,10 +63,11 @@ STEP_SOURCES: dict[str, frozenset[str | None]] = {
     S.PLANNED: frozenset({NOTHING, S.WAITING, S.RUNNING}),
     S.WAITING: frozenset({NOTHING, S.PLANNED, S.RUNNING, S.FAILED}),
     S.APPROVED: frozenset({S.WAITING}),
-    S.RUNNING: frozenset({S.PLANNED, S.APPROVED, S.FAILED, S.CANCELLED}),  # failed, cancelled: an undo tried again
+    # waiting: approved and claimed in one write, in the answer's own unit; failed, cancelled: an undo tried again
+    S.RUNNING: frozenset({S.PLANNED, S.APPROVED, S.WAITING, S.FAILED, S.CANCELLED}),
     S.SUCCEEDED: frozenset({S.RUNNING, S.WAITING}),
     S.FAILED: frozenset({S.RUNNING, S.WAITING}),
-    S.REFUSED: frozenset({S.PLANNED, S.APPROVED}),
+    S.REFUSED: frozenset({S.PLANNED, S.APPROVED, S.WAITING}),  # waiting: approved, its tool gone meanwhile
     S.SKIPPED: frozenset({S.WAITING}),
     S.CANCELLED: frozenset({S.PLANNED, S.WAITING, S.APPROVED}),
     S.SUPERSEDED: frozenset({S.PLANNED, S.WAITING}),

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import connection
+from django.utils import timezone
+
 from threads.engine.deadlines import expire_overdue
 from threads.engine.pauses import present, thread_pauses
 from threads.engine.rows import Columns, read, statement
 from threads.keys import thread_name
-from threads.models import Interrupt, Message, Receipt, Run, Step
+from threads.models import Interrupt, Message, Receipt, Run, Step, Thread
 
 
 def open_pauses(thread_id: str) -> list[dict[str, Any]]:
@@ -167,6 +170,50 @@ def answer_read(run: Run) -> tuple[list[Step], dict[int, str], list[Interrupt]]:
             pause.step = pause_step
             pauses.append(pause)
     return steps, verdicts, pauses
+
+
+_OLDEST, _THREAD = Columns(Interrupt, "o"), Columns(Thread, "t")
+_PAUSE_STEPS_SQL = {
+    by_id: statement(lambda by_id=by_id: (
+        f"SELECT {_PAUSE.select()}, {_RUN.select()}, {_STEP.select()}, {_THREAD.col('session_hash')}"
+        f" FROM {_PAUSE.table} JOIN {_THREAD.table} ON {_THREAD.col('id')} = {_PAUSE.col('thread')}"
+        f" JOIN {_RUN.table} ON {_RUN.col('id')} = {_PAUSE.col('run')}"
+        f" LEFT JOIN {_STEP.table} ON {_STEP.col('run')} = {_RUN.col('id')}"
+        + (f" WHERE {_PAUSE.col('id')} = %s" if by_id else
+           f" WHERE {_PAUSE.col('id')} = (SELECT {_OLDEST.col('id')} FROM {_OLDEST.table}"
+           f" WHERE {_OLDEST.col('thread')} = %s AND {_OLDEST.col('status')} = %s"
+           f" AND ({_OLDEST.col('expires_at')} IS NULL OR {_OLDEST.col('expires_at')} > %s)"
+           f" ORDER BY {_OLDEST.col('created_at')}, {_OLDEST.col('id')} LIMIT 1)")
+        + f" AND {_PAUSE.col('thread')} = %s ORDER BY {_STEP.col('index')}"))
+    for by_id in (True, False)
+}
+
+
+def pause_steps_read(thread_id: str, pause_id: str | None) -> tuple[Interrupt, list[Step], str] | None:
+    """A pause of the thread (``None``: its oldest open one not past its
+    deadline) with its run and the run's steps in order, and the thread's
+    session hash, in one read (as ``select_related("run")`` and the run's
+    ``steps``); the pause's step is the one of those steps. None when the
+    thread has no such pause."""
+    if pause_id is not None:
+        params: list[Any] = [pause_id, thread_id]
+    else:
+        params = [thread_id, Interrupt.Status.OPEN, connection.ops.adapt_datetimefield_value(timezone.now()), thread_id]
+    found = read(_PAUSE_STEPS_SQL[pause_id is not None](), params, [_PAUSE, _RUN, _STEP])
+    if not found:
+        return None
+    pause, run, owner = found[0][0], found[0][1], found[0][3]
+    pause.run = run
+    steps = []
+    for _, _, step, _ in found:
+        if step is not None:
+            step.run = run
+            steps.append(step)
+    if pause.step_id is not None:  # one of the run's steps; read on its own were it another run's
+        pause.step = next((s for s in steps if s.pk == pause.step_id), None) or Step.objects.get(pk=pause.step_id)
+    else:
+        pause.step = None
+    return pause, steps, owner
 
 
 def step_view(step: Step, verdict: str | None = None, indexes: dict[int, int] | None = None) -> dict[str, Any]:

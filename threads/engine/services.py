@@ -29,14 +29,15 @@ from typing import Any
 
 from catalogue import registry
 from catalogue.plan import Argument, Call, Plan
-from threads.engine.advance import advance_segment, run_advance
-from threads.engine.decisions import DETAIL_NO_PAUSE, Follow, decision_apply, pause_claim, pause_find
+from threads.engine.advance import advance_segment, next_step, run_advance
+from threads.engine.decisions import DETAIL_NO_PAUSE, Follow, decision_apply, pause_claim, pause_find, pause_with_steps
 from threads.engine.delegate import delegate_run
 from threads.engine.edits import pause_edit_in
 from threads.engine.execute import Prepared
+from threads.engine.lifecycle import step_status_set
 from threads.engine.notify import not_notified
 from threads.engine.progress import Progress
-from threads.engine.reads import run_answer, steps_read
+from threads.engine.reads import run_answer
 from threads.engine.replies import reply_write
 from threads.engine.saga import saga_run
 from threads.engine.steps import run_taint_carry
@@ -44,7 +45,7 @@ from threads.engine.turns import run_start, thread_open
 from threads.engine.turns import turn_submit as _turn
 from threads.engine.unit import unit
 from threads.errors import InvalidAnswer, InvalidDecision, NotFound, Stale
-from threads.models import Interrupt, Run
+from threads.models import Interrupt, Run, Step
 
 
 def answer_of(progress: Progress) -> dict[str, Any]:
@@ -105,15 +106,19 @@ def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dic
     return answer_of(progress)
 
 
-def pause_answer(*, thread_id: str, pause_id: str, decision: str, token: str, answer: Any = None, by: str = "",
-                 via: str = "", check_token: bool = True) -> dict[str, Any]:
+def pause_answer(*, thread_id: str, pause_id: str | None, decision: str, token: str, answer: Any = None,
+                 by: str = "", via: str = "", check_token: bool = True,
+                 session_hash: str | None = None) -> dict[str, Any]:
     """Answer one pause of the thread; the others stay open (SPEC §7). A
     refused answer (409, 422) still commits what its checks closed (a pause
-    found past its deadline) and changes nothing else."""
+    found past its deadline) and changes nothing else. ``pause_id`` None: the
+    thread's oldest open pause not past its deadline, found in the answer's
+    unit (the Python API's ``Desk.confirm``); ``session_hash``: the thread
+    must be that session's, checked in the same read (else a 404)."""
     error: Stale | InvalidDecision | InvalidAnswer | None = None
     follow, prepared = Follow.REPLY, None
     with unit(thread_id) as u:
-        pause = pause_find(thread_id, pause_id)
+        pause, steps = pause_with_steps(thread_id, pause_id, session_hash)
         progress = Progress(run=pause.run, notices=u.notices)
         try:
             value = pause_claim(u, pause, decision=decision, token=token, answer=answer, by=by, via=via,
@@ -122,8 +127,9 @@ def pause_answer(*, thread_id: str, pause_id: str, decision: str, token: str, an
             error = err
         else:
             follow = decision_apply(u, progress, pause, decision, value)
-            if follow is Follow.STEPS:  # the next steps in this unit: the claim commits with the call's receipt
-                prepared = _steps_next(u, progress)
+            if follow in (Follow.STEPS, Follow.CLAIM):  # the next steps in this unit: the claim commits with the
+                # call's receipt; the steps are the ones read with the pause, kept current as the unit changed them
+                prepared = _steps_next(u, progress, steps, approved=pause.step if follow is Follow.CLAIM else None)
             elif follow is Follow.REPLY:
                 reply_write(u, progress)
     if error is not None:
@@ -132,10 +138,16 @@ def pause_answer(*, thread_id: str, pause_id: str, decision: str, token: str, an
     return answer_of(progress)
 
 
-def _steps_next(u: Any, progress: Progress) -> Prepared | None:
+def _steps_next(u: Any, progress: Progress, steps: list[Step], approved: Step | None) -> Prepared | None:
+    """The run's next steps, in the answer's unit. ``approved``: the step a
+    person just approved, still stored ``waiting``; the run's next step, it is
+    claimed from there in one write (``advance_segment``), else its approval
+    is written now and it waits its turn."""
     spec = registry.get_agent(progress.run.agent)
-    steps, _ = steps_read(progress.run, run_too=True)
-    prepared = advance_segment(u, progress, spec, registry.withdrawn_tools(spec), steps)
+    if approved is not None and approved is not next_step(steps):
+        step_status_set(approved, Step.Status.APPROVED)
+        approved = None
+    prepared = advance_segment(u, progress, spec, registry.withdrawn_tools(spec), steps, approved=approved)
     if prepared is None:
         reply_write(u, progress)
     return prepared
@@ -143,7 +155,7 @@ def _steps_next(u: Any, progress: Progress) -> Prepared | None:
 
 def _carry_on(progress: Progress, follow: Follow, prepared: Prepared | None) -> None:
     """After the answer's commit: what ``decision_apply`` said follows."""
-    if follow is Follow.STEPS and prepared is not None:
+    if follow in (Follow.STEPS, Follow.CLAIM) and prepared is not None:
         run_advance(progress, prepared=prepared)
     elif follow is Follow.FLOW:
         run_advance(progress)
