@@ -9,7 +9,9 @@
 ``Reply`` mirrors the HTTP message answer (SPEC §10): ``.text``,
 ``.waiting``, ``.refusals``, ``.steps``, ``.rollback`` and ``.data`` (the
 whole answer). The Desk answers as its own session, through the same
-services, claims and tokens as the HTTP routes.
+services and claims as the HTTP routes; ``resume`` checks the token it is
+given, ``confirm`` answers the pause it finds inside the answer's own unit
+of work (so no token goes out and back).
 """
 
 from __future__ import annotations
@@ -112,19 +114,23 @@ class Desk:
                                      answer=answer, by="desk", via=Interrupt.Via.PYTHON))
 
     def confirm(self, thread: str, decision: str, waiting: str | None = None, answer: Any = None) -> Reply:
-        """Answer the pause ``waiting`` (an id), or the first that waits, with the token it shows."""
-        from threads.engine import open_pauses, pause_answer
+        """Answer the pause ``waiting`` (an id), or the oldest that waits. The
+        pause is found inside the answer's own unit of work, with the thread's
+        session checked in the same read; no token goes out and back, since
+        the pause answered is the one found there (``resume`` takes a token)."""
+        from threads.engine import pause_answer
+        from threads.errors import NotFound
         from threads.models import Interrupt
 
-        thread_id = self._thread(thread)
-        pauses = open_pauses(thread_id)
-        if not pauses:
-            raise LookupError(f"nothing waits in thread {thread!r}: call say() first")
-        pause = next((p for p in pauses if p["id"] == waiting), None) if waiting else pauses[0]
-        if pause is None:
-            raise LookupError(f"no open pause {waiting!r} in thread {thread!r}")
-        return Reply.of(pause_answer(thread_id=thread_id, pause_id=pause["id"], decision=decision,
-                                     token=pause["token"], answer=answer, by="desk", via=Interrupt.Via.PYTHON))
+        try:
+            return Reply.of(pause_answer(thread_id=self.key(thread), pause_id=waiting, decision=decision, token="",
+                                         check_token=False, session_hash=self._session_hash, answer=answer,
+                                         by="desk", via=Interrupt.Via.PYTHON))
+        except NotFound:
+            self._thread(thread)  # a thread not this session's: the 404 that says so; else no such pause
+            if waiting:
+                raise LookupError(f"no open pause {waiting!r} in thread {thread!r}") from None
+            raise LookupError(f"nothing waits in thread {thread!r}: call say() first") from None
 
     def answer(self, thread: str, text: str | None = None, index: int | None = None) -> Reply:
         """Answer the first open question (``ask``)."""

@@ -31,8 +31,8 @@ from tests.conftest import SHOP
 # holds the database's), and PostgreSQL numbers a transaction's events and
 # stores them in one statement, SQLite in two (an UPDATE, then the INSERT).
 BUDGETS = {  # vendor: (pause, resume, a turn that sets a pause aside)
-    "postgresql": (10, 21, 14),
-    "sqlite": (11, 21, 15),
+    "postgresql": (10, 19, 14),
+    "sqlite": (11, 19, 15),
 }
 PAUSE_COMMITS, RESUME_COMMITS = 1, 2
 
