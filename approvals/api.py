@@ -17,8 +17,10 @@ from approvals.webhooks import HEADER, verify
 from threads import openapi as doc
 from threads.api import SessionApi, StrictCharField, no_nul
 from threads.engine import pause_answer
+from threads.errors import NotFound
+from threads.keys import thread_key
 from threads.models import Interrupt
-from threads.selectors import thread_access, thread_by_key
+from threads.selectors import session_hash, thread_access, thread_by_key
 
 security = logging.getLogger("stalwart.security")
 DETAIL_SIGNATURE = _("This server takes answers only with a valid Stalwart-Signature.")
@@ -62,16 +64,26 @@ class ThreadResumeApi(SessionApi):
             raise SignatureInvalid(DETAIL_SIGNATURE)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        owner = None
         if secret:  # the signed channel may answer any thread's pauses, named by their key (SPEC §10)
-            thread = thread_by_key(thread_id)
-        else:
-            thread = thread_access(thread_id=thread_id, session=self.session)
-        return Response(pause_answer(
-            thread_id=thread.id,
-            pause_id=data.validated_data["interrupt_id"],
-            decision=data.validated_data["decision"],
-            token=data.validated_data["token"],
-            answer=data.validated_data.get("answer"),
-            by="signed channel" if secret else "session",
-            via=Interrupt.Via.SIGNED_CHANNEL if secret else answered_from(request),
-        ))
+            key = thread_by_key(thread_id).id
+        elif not self.session:
+            key = thread_access(thread_id=thread_id, session=self.session).id  # its 404
+        else:  # the session's thread: checked in the answer's own read of the pause
+            owner = session_hash(self.session)
+            key = thread_key(thread_id, owner)
+        try:
+            return Response(pause_answer(
+                thread_id=key,
+                pause_id=data.validated_data["interrupt_id"],
+                decision=data.validated_data["decision"],
+                token=data.validated_data["token"],
+                answer=data.validated_data.get("answer"),
+                by="signed channel" if secret else "session",
+                via=Interrupt.Via.SIGNED_CHANNEL if secret else answered_from(request),
+                session_hash=owner,
+            ))
+        except NotFound:
+            if owner is not None:
+                thread_access(thread_id=thread_id, session=self.session)  # a thread not this session's: its 404
+            raise
