@@ -8,12 +8,14 @@ message answer, **read after its last commit** (``reads.run_answer``) with
 ``not_notified`` filled from the notices its units stored. A resume with
 ``approve``, walked:
 
-1. ``pause_answer``'s first unit locks the thread, finds the pause, checks it
-   (deadline, open, token, decision, answer, four eyes) and claims it
-   (``decisions.pause_claim``), applies the decision (``decision_apply``,
+1. ``pause_answer``'s first unit locks the thread, reads the pause with its
+   run and the run's steps (``decisions.pause_with_steps``: one statement),
+   checks it (deadline, open, token, decision, answer, four eyes) and claims
+   it (``decisions.pause_claim``), applies the decision (``decision_apply``,
    which says what follows), and takes the run's next steps up to the call
-   to send: that step claimed ``running`` under this worker's lease, its
-   receipt stored (``advance.advance_segment``). Commit.
+   to send: that step approved and claimed ``running`` under this worker's
+   lease in one write, its receipt stored (``advance.advance_segment``).
+   Commit.
 2. The call is sent, outside any transaction (``advance.run_advance``).
 3. Its unit locks the thread, reads the run and its steps, records the
    outcome by its verdict (``execute.sent_record``), decides the steps after
