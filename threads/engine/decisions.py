@@ -13,9 +13,10 @@ pause and changes nothing.
 
 ``decision_apply`` says, once, what follows the answer (``Follow``): the
 run's next steps in this same unit, up to the first call to send (claimed,
-its receipt stored; an approved call's approval is written with its claim); a team's steps replayed, an undo carried on or the model
-told, after the commit; or nothing but the reply. The carrying on after the
-commit is ``services.pause_answer``'s.
+its receipt stored; an approved call's approval is written with its claim);
+a team's steps replayed, an undo carried on or the model told, after the
+commit; or nothing but the reply. The carrying on after the commit is
+``services.pause_answer``'s.
 """
 
 from __future__ import annotations
