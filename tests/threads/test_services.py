@@ -11,7 +11,7 @@ from examples.shop import tools as shop
 from tests.threads.builders import SESSION, make_pause, make_run, make_step, make_thread, make_waiting
 from threads.engine import call_propose, pause_answer, pause_edit, run_read, thread_rollback
 from threads.engine.lifecycle import LifecycleError, run_status_set, step_status_set
-from threads.engine.pauses import pause_close
+from threads.engine.pauses import pause_close, present
 from threads.engine.unit import unit
 from threads.errors import InvalidAnswer, InvalidDecision, Stale
 from threads.models import Event, Interrupt, Run, Step
@@ -97,6 +97,22 @@ def test_answering_one_pause_leaves_the_threads_other_pauses_open():
     done = answer(one, "skip")
     assert [p["id"] for p in done["waiting"]] == [other["id"]]
     assert Interrupt.objects.get(pk=other["id"]).status == "open"
+
+
+def test_approving_a_later_step_of_a_run_whose_earlier_step_waits_sends_nothing_until_that_one_is_answered():
+    run = make_run()
+    first, second = make_step(run, "archive_order", order_id="4412"), make_step(run, "charge_card", order_id="4411",
+                                                                              amount=40)
+    waits_first, waits_second = present(make_pause(first)), present(make_pause(second))
+    done = answer(waits_second, "approve")
+    assert [p["id"] for p in done["waiting"]] == [waits_first["id"]]
+    assert (Step.objects.get(pk=second.pk).status, Step.objects.get(pk=first.pk).status) == ("approved", "waiting")
+    assert shop.charges("4411") == []  # approved, not sent: the run's earlier step still waits
+    done = answer(waits_first, "approve")
+    assert done["status"] == "done" and done["waiting"] == []
+    assert [(s["tool"], s["status"]) for s in done["steps"]] == [("archive_order", "succeeded"),
+                                                                  ("charge_card", "succeeded")]
+    assert len(shop.charges("4411")) == 1
 
 
 def test_the_lifecycle_refuses_a_move_it_has_not_got():
