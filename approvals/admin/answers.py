@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals.words import decision_words
@@ -51,6 +52,17 @@ def when(moment: Any) -> str:
 def by_customer(by: str | None) -> bool:
     """An answer from the thread's own session (POST /resume, the widget), not a staff member's."""
     return by in (None, "", "session")
+
+
+def answered_words(pause: Interrupt) -> str:
+    """The queue's "answered" cell: the decision, who gave it and when ("" while nothing was answered)."""
+    if not pause.answered_at or pause.status not in (Interrupt.Status.ANSWERED, Interrupt.Status.EDITED):
+        return ""
+    if by_customer(pause.answered_by):  # its own words: pt-BR says "pelo cliente", never "por o cliente"
+        return gettext("{decision} by the customer, {when}").format(
+            decision=decision_words(pause.decision), when=when(pause.answered_at))
+    return gettext("{decision} by {who}, {when}").format(
+        decision=decision_words(pause.decision), who=pause.answered_by, when=when(pause.answered_at))
 
 
 def stale_message(extra: dict[str, Any]) -> str:

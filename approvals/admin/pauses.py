@@ -37,8 +37,8 @@ from approvals.admin.answers import (
     SELECT_FOR_ACTION,
     answerable_from_row,
     answered_message,
+    answered_words,
     back_to,
-    by_customer,
     outcome_of,
     row_token,
     stale_message,
@@ -220,13 +220,7 @@ class InterruptAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("answered"))
     def answered_column(self, pause: Interrupt) -> str:
-        if not pause.answered_at or pause.status not in (Interrupt.Status.ANSWERED, Interrupt.Status.EDITED):
-            return ""
-        if by_customer(pause.answered_by):  # its own words: pt-BR says "pelo cliente", never "por o cliente"
-            return gettext("{decision} by the customer, {when}").format(
-                decision=decision_words(pause.decision), when=when(pause.answered_at))
-        return gettext("{decision} by {who}, {when}").format(
-            decision=decision_words(pause.decision), who=pause.answered_by, when=when(pause.answered_at))
+        return answered_words(pause)
 
     # --- bulk answers: each pause with its own token, one report line each ----------
     @admin.action(description=_("Approve selected pauses"), permissions=["answer"])
