@@ -146,6 +146,14 @@ elif _db["ENGINE"] == "django.db.backends.postgresql":
     # (per-thread) connections would never be reused: a pool instead.
     _db["CONN_MAX_AGE"] = 0
     _db.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": env.int("STALWART_DB_POOL", default=10)}
+    # Parameters bound on the server, and a statement a pooled connection has
+    # run 5 times kept prepared there: the engine's statements are parsed and
+    # planned once per connection, not on every pause and resume (docs/
+    # decisions.md, "Statements prepared on the server"). A PgBouncer older
+    # than 1.21 in transaction mode keeps no prepared statements:
+    # STALWART_DB_PREPARE=false there.
+    _db["OPTIONS"]["server_side_binding"] = True
+    _db["OPTIONS"]["prepare_threshold"] = 5 if env.bool("STALWART_DB_PREPARE", default=True) else None
 
 # --- Channels ----------------------------------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
