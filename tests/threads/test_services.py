@@ -198,6 +198,6 @@ def test_an_answer_takes_the_threads_lock_before_any_other_row(settings):
     begin = next(i for i, sql in enumerate(statements) if sql.upper().startswith("BEGIN"))
     first = statements[begin + 1]
     if connection.vendor == "postgresql":
-        assert first.startswith('SELECT "threads_thread"."id"') and first.endswith("FOR UPDATE"), first
+        assert first.startswith('SELECT 1 FROM "threads_thread" WHERE "id" = ') and first.endswith("FOR UPDATE"), first
     else:  # SQLite's BEGIN IMMEDIATE is the database's write lock
         assert statements[begin].upper() == "BEGIN IMMEDIATE"

@@ -40,6 +40,7 @@ from django.db import connection, transaction
 
 from threads.engine.events import events_write
 from threads.engine.notify import notifier
+from threads.engine.rows import statement
 from threads.models import Event, Interrupt, Thread
 
 
@@ -64,11 +65,18 @@ class Unit:
             self.notices.extend(told.store(pause, notice))
 
 
+_LOCK_SQL = statement(lambda: (f"SELECT 1 FROM {connection.ops.quote_name(Thread._meta.db_table)}"
+                                f" WHERE {connection.ops.quote_name(Thread._meta.pk.column)} = %s FOR UPDATE"))
+
+
 def thread_lock(thread_id: str) -> None:
     """Take the thread row's lock for the rest of the transaction (PostgreSQL);
-    SQLite's IMMEDIATE transaction already holds the database's write lock."""
+    SQLite's IMMEDIATE transaction already holds the database's write lock.
+    Written out: it opens every unit of work, and the ORM compiled it anew
+    each time (the thread's default ordering too, which a lock has no use for)."""
     if connection.features.has_select_for_update:
-        list(Thread.objects.select_for_update().filter(pk=thread_id).values_list("pk", flat=True))
+        with connection.cursor() as cursor:
+            cursor.execute(_LOCK_SQL(), [thread_id])
 
 
 @contextmanager
