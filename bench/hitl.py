@@ -4,6 +4,7 @@
     python bench/hitl.py --store postgres --workers 2 --peer --http
     python bench/hitl.py --store sqlite --peer --out bench/hitl-baseline.json
     python bench/hitl.py --store postgres --peer --baseline bench/hitl-baseline.json
+    python bench/hitl.py --peer --http --against ../before    # before and after a change, one run
 
 N threads each pause at a charge (``charge 40 to order <its own order>``: the
 shop refuses a second charge of a paid order, so the bench adds one unpaid
@@ -53,6 +54,7 @@ from hitl_worker import FLUSH, prepare, worker  # noqa: E402
 
 DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/hitl_bench"
 DEFAULT_PEER_PG_URL = "postgresql://postgres@127.0.0.1:5432/peer_bench"
+DEFAULT_AGAINST_PG_URL = "postgres://postgres@127.0.0.1:5432/hitl_against"
 PEER_VENV = Path(os.environ.get("TMPDIR") or "/tmp") / "peer-venv"
 PEER_SCRIPT = ROOT.parent / "shared" / "peers" / "langgraph_hitl.py"
 PEER_SETUP = """the peer's virtualenv is missing or incomplete ({python}). Create it (see ../shared/peers/README.md):
@@ -274,6 +276,65 @@ def run_peer(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+# --------------------------------------------------------------------------- another checkout
+
+
+def against_python(folder: Path) -> Path:
+    return folder / ".venv" / "bin" / "python"
+
+
+def run_against(args: argparse.Namespace) -> dict[str, Any]:
+    """One round of the other checkout's own bench (its Stalwart paths), in its own virtualenv."""
+    command = [str(against_python(args.against)), "bench/hitl.py", "--store", args.store,
+               "--threads", str(args.threads), "--rounds", "1", "--warmup", str(args.warmup),
+               "--workers", str(args.workers), "--timeout", str(args.timeout)]
+    if args.store == "postgres":
+        command += ["--pg-url", args.against_pg_url]
+    if args.http:
+        command.append("--http")
+    env = {k: v for k, v in os.environ.items() if k not in ("STALWART_DATA_DIR", "DATABASE_URL")}
+    done = subprocess.run(command, cwd=args.against, capture_output=True, text=True, timeout=args.timeout * 4,
+                          env=env)
+    if done.returncode != 0 or not done.stdout.strip():
+        raise RuntimeError(f"the other checkout's bench failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])["rounds"][0]
+
+
+def against_round(args: argparse.Namespace, rnd: int) -> dict[str, Any]:
+    log(f"round {rnd}/{args.rounds}: the other checkout ({args.against.name}) ...")
+    other = run_against(args)
+    for path in ("desk", "http"):
+        if path in other:
+            log(f"  {path}: " + "  ".join(f"{op} {other[path][op]['per_s']}/s" for op in OPS))
+    return other
+
+
+def against_ratios(rounds: list[dict[str, Any]], others: list[dict[str, Any]]) -> dict[str, Any]:
+    """This tree's rate over the other checkout's, per round (measured minutes apart), then the median."""
+    out: dict[str, Any] = {}
+    for path in ("desk", "http"):
+        pairs = [(r[path], o[path]) for r, o in zip(rounds, others, strict=True) if path in r and path in o]
+        if pairs:
+            out[path] = {op: round(statistics.median(r[op]["per_s"] / o[op]["per_s"] for r, o in pairs), 3)
+                         for op in OPS}
+    return out
+
+
+def against_lines(result: dict[str, Any]) -> str:
+    a = result["against"]
+    lines = [f"The other checkout ({a['folder']}, {a['commit']}), median of {len(a['rounds'])} round(s):"]
+    for path, ops in a["median"].items():
+        for op in OPS:
+            f = ops[op]
+            lines.append(f"  {path:<8}{op:<8}{cell(f.get('per_s'), 9)} ops/s  p50 {cell(f.get('p50_ms'), 6, 2)} ms"
+                         f"  commits/op {cell(f.get('commits_per_op'), 5, 2)}"
+                         f"  queries/op {cell(f.get('queries_per_op'), 5)}")
+    for path, ops in a["ratio"].items():
+        parts = [f"{op} ops/s {r:.3f}x ({(r - 1) * 100:+.1f}%)" for op, r in ops.items()]
+        lines.append(f"This tree / the other, {path} (median of per-round ratios): " + "; ".join(parts))
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- figures
 
 
@@ -383,6 +444,10 @@ def main() -> int:
                              "(default: $TMPDIR/peer-venv)")
     parser.add_argument("--peer-script", type=Path, default=PEER_SCRIPT,
                         help="LangGraph's interrupt/resume bench (langgraph_hitl.py), kept outside this repository")
+    parser.add_argument("--against", type=Path, help="another checkout of Stalwart (with its own .venv) whose "
+                        "bench runs round by round with this one: before and after a change, in one run")
+    parser.add_argument("--against-pg-url", default=DEFAULT_AGAINST_PG_URL,
+                        help="the other checkout's database (created if missing; its schema may differ)")
     parser.add_argument("--baseline", type=Path, help="a stored JSON (from --out) to compare against")
     parser.add_argument("--out", type=Path, help="store this run in FILE, under its store and workers")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds any one phase may take")
@@ -397,6 +462,13 @@ def main() -> int:
         raise SystemExit(PEER_SETUP.format(python=args.peer_python))
     if args.peer and not args.peer_script.exists():
         raise SystemExit(f"the peer's script is missing: {args.peer_script} (pass --peer-script)")
+    if args.against is not None:
+        args.against = args.against.resolve()
+        if not (args.against / "bench" / "hitl.py").exists() or not against_python(args.against).exists():
+            raise SystemExit(f"--against needs a checkout with bench/hitl.py and its own .venv: {args.against} "
+                             "(git worktree add ../before COMMIT, then its ./scripts/test --co -q once)")
+        if args.store == "postgres" and args.against_pg_url == args.pg_url:
+            raise SystemExit("--against-pg-url must differ from --pg-url (the two schemas may differ)")
     if args.store == "postgres":
         pg_ensure(args.pg_url)
         if args.peer:
@@ -408,16 +480,20 @@ def main() -> int:
         os.environ.pop(name, None)
     os.environ.update({"STALWART_DATA_DIR": str(folder), "REDIS_URL": "", "STALWART_SHOP_FAULTS": "",
                        "DATABASE_URL": args.pg_url if args.store == "postgres" else ""})
-    run, rounds = uuid.uuid4().hex[:6], []
+    run, rounds, others = uuid.uuid4().hex[:6], [], []
     paths = ["desk", *(["http"] if args.http else []), *(["langgraph"] if args.peer else [])]
     try:
         for rnd in range(1, args.rounds + 1):
             figures: dict[str, Any] = {}
+            if args.against is not None and rnd % 2 == 0:  # who goes first alternates
+                others.append(against_round(args, rnd))
             for path in paths:
                 log(f"round {rnd}/{args.rounds}: {path} ...")
                 figures[path] = run_peer(args) if path == "langgraph" else measure(path, args, run, rnd)
                 log("  " + "  ".join(f"{op} {figures[path][op]['per_s']}/s" for op in OPS))
             rounds.append(figures)
+            if args.against is not None and rnd % 2 == 1:
+                others.append(against_round(args, rnd))
     except BaseException:
         log(f"stopped; the data folder (server logs) is kept: {folder}")
         raise
@@ -433,12 +509,19 @@ def main() -> int:
         "machine": {"nproc": os.cpu_count(), "python": platform.python_version(),
                     "loadavg_1m_at_start": load_at_start, "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
     }
+    if args.against is not None:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=args.against, capture_output=True,
+                                text=True).stdout.strip() or "?"
+        result["against"] = {"folder": str(args.against), "commit": commit, "rounds": others,
+                             "median": medians(others), "ratio": against_ratios(rounds, others)}
     if args.out:  # first, so a closed pipe on stdout cannot lose it
         stored = json.loads(args.out.read_text()) if args.out.exists() else {}
         stored.setdefault("about", "bench/hitl.py runs, one per store and workers; each made with its 'options'")
         stored.setdefault("runs", {})[key] = result
         args.out.write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n")
     lines = [table(result)]
+    if "against" in result:
+        lines.append(against_lines(result))
     if args.baseline:
         stored = json.loads(args.baseline.read_text()) if args.baseline.exists() else {}
         base = stored.get("runs", {}).get(key)
