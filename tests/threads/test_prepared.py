@@ -34,10 +34,11 @@ def test_a_pauses_statements_are_prepared_on_the_connection_that_runs_them(desk)
     assert all(r.waiting and r.waiting[0]["tool"] == "charge_card" for r in replies)
     kept = prepared()
     answer_read = [runs for statement, runs in kept.items() if "UNION ALL" in statement]
-    thread_open = [runs for statement, runs in kept.items() if statement.startswith('INSERT INTO "threads_thread"')]
+    thread_open = [(statement, runs) for statement, runs in kept.items()
+                   if statement.startswith('INSERT INTO "threads_thread"')]
     assert answer_read and answer_read[0] >= 2, kept  # the answer's read, run prepared
-    assert thread_open and thread_open[0] >= 2, kept  # and a write: the turn's first statement
-    assert all("$1" in statement or "%s" not in statement for statement in kept)  # bound on the server
+    assert thread_open and thread_open[0][1] >= 2, kept  # and a write: the turn's first statement,
+    assert "VALUES ($1, $2, $3, $4, 0, $5, $6)" in thread_open[0][0]  # its values bound on the server
 
 
 def options(tmp_path: Path, **env: str) -> dict[str, object]:
