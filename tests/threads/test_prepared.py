@@ -60,3 +60,32 @@ def test_postgresql_binds_on_the_server_and_keeps_what_runs_often_prepared(tmp_p
 
 def test_stalwart_db_prepare_false_keeps_nothing_prepared(tmp_path: Path) -> None:
     assert options(tmp_path, STALWART_DB_PREPARE="false") == {"server_side_binding": True, "prepare_threshold": None}
+
+
+def interrupt_rows_skipped(plan: dict[str, object]) -> int:
+    """Rows of ``threads_interrupt`` a plan read and threw away, over all its nodes."""
+    skipped = int(plan.get("Rows Removed by Filter", 0)) if plan.get("Relation Name") == "threads_interrupt" else 0
+    return skipped + sum(interrupt_rows_skipped(p) for p in plan.get("Plans", []))  # type: ignore[union-attr]
+
+
+def test_the_answers_read_finds_a_threads_pauses_by_the_thread_whatever_the_statistics_say(desk) -> None:  # type: ignore[no-untyped-def]
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL plan")
+    from threads.engine.reads import _ANSWER_SQL
+    from threads.models import Interrupt, Receipt, Run
+
+    for i in range(40):  # 40 pauses answered long ago
+        desk.say(f"old-{i}", "charge 40 to order 4411")
+    Interrupt.objects.update(status=Interrupt.Status.ANSWERED)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE threads_interrupt")  # statistics taken while no pause was open
+    for i in range(40):  # then 40 threads each wait on a charge
+        desk.say(f"t-{i}", "charge 40 to order 4411")
+    run = Run.objects.filter(thread_id=desk.key("t-39")).get()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + _ANSWER_SQL(),
+                       [run.thread_id, "", Receipt.Verdict.PENDING, run.pk, "open"])
+        plan = cursor.fetchone()[0][0]["Plan"]
+
+    assert interrupt_rows_skipped(plan) == 0, json.dumps(plan)[:3000]

@@ -18,7 +18,7 @@ from django.db import connection
 from django.utils import timezone
 
 from threads.engine.deadlines import expire_overdue
-from threads.engine.pauses import present, thread_pauses
+from threads.engine.pauses import THREAD_PAUSES, present, thread_pauses, thread_pauses_with
 from threads.engine.rows import Columns, read, statement
 from threads.keys import thread_name
 from threads.models import Interrupt, Message, Receipt, Run, Step, Thread
@@ -134,13 +134,13 @@ def _answer_sql() -> str:
     def nulls(part: Columns) -> str:
         return ", ".join(["NULL"] * len(part))
 
-    return (f"SELECT {_STEP.select()}, {_RUN.select()}, {nulls(_PAUSE)}, {nulls(_PAUSE_STEP)},"
+    return (f"{thread_pauses_with()} SELECT {_STEP.select()}, {_RUN.select()}, {nulls(_PAUSE)}, {nulls(_PAUSE_STEP)},"
             f" {_verdict_sql()} AS verdict_, 0 AS part_, {_STEP.col('index')} AS at_, NULL AS made_, NULL AS pause_"
             f" {_run_steps_from()}"
             f" UNION ALL SELECT {nulls(_STEP)}, {nulls(_RUN)}, {_PAUSE.select()}, {_PAUSE_STEP.select()}, NULL,"
-            f" 1, NULL, {_PAUSE.col('created_at')}, {_PAUSE.col('id')} FROM {_PAUSE.table}"
+            f" 1, NULL, {_PAUSE.col('created_at')}, {_PAUSE.col('id')} FROM {THREAD_PAUSES} {_PAUSE.alias}"
             f" LEFT JOIN {_PAUSE_STEP.table} ON {_PAUSE_STEP.col('id')} = {_PAUSE.col('step')}"
-            f" WHERE {_PAUSE.col('thread')} = %s AND {_PAUSE.col('status')} = %s"
+            f" WHERE {_PAUSE.col('status')} = %s"
             f" ORDER BY part_, at_, made_, pause_")
 
 
@@ -152,7 +152,7 @@ def answer_read(run: Run) -> tuple[list[Step], dict[int, str], list[Interrupt]]:
     ``steps_read(run, run_too=True)``), its steps with their verdicts, and its
     thread's open pauses with their steps, oldest first (as
     ``pauses.thread_pauses``)."""
-    found = read(_ANSWER_SQL(), ["", Receipt.Verdict.PENDING, run.pk, run.thread_id, Interrupt.Status.OPEN],
+    found = read(_ANSWER_SQL(), [run.thread_id, "", Receipt.Verdict.PENDING, run.pk, Interrupt.Status.OPEN],
                  [_STEP, _RUN, _PAUSE, _PAUSE_STEP])
     fresh = next((row[1] for row in found if row[1] is not None), None)
     if fresh is None:
@@ -175,13 +175,14 @@ def answer_read(run: Run) -> tuple[list[Step], dict[int, str], list[Interrupt]]:
 _OLDEST, _THREAD = Columns(Interrupt, "o"), Columns(Thread, "t")
 _PAUSE_STEPS_SQL = {
     by_id: statement(lambda by_id=by_id: (
-        f"SELECT {_PAUSE.select()}, {_RUN.select()}, {_STEP.select()}, {_THREAD.col('session_hash')}"
+        ("" if by_id else f"{thread_pauses_with()} ")
+        + f"SELECT {_PAUSE.select()}, {_RUN.select()}, {_STEP.select()}, {_THREAD.col('session_hash')}"
         f" FROM {_PAUSE.table} JOIN {_THREAD.table} ON {_THREAD.col('id')} = {_PAUSE.col('thread')}"
         f" JOIN {_RUN.table} ON {_RUN.col('id')} = {_PAUSE.col('run')}"
         f" LEFT JOIN {_STEP.table} ON {_STEP.col('run')} = {_RUN.col('id')}"
         + (f" WHERE {_PAUSE.col('id')} = %s" if by_id else
-           f" WHERE {_PAUSE.col('id')} = (SELECT {_OLDEST.col('id')} FROM {_OLDEST.table}"
-           f" WHERE {_OLDEST.col('thread')} = %s AND {_OLDEST.col('status')} = %s"
+           f" WHERE {_PAUSE.col('id')} = (SELECT {_OLDEST.col('id')} FROM {THREAD_PAUSES} {_OLDEST.alias}"
+           f" WHERE {_OLDEST.col('status')} = %s"
            f" AND ({_OLDEST.col('expires_at')} IS NULL OR {_OLDEST.col('expires_at')} > %s)"
            f" ORDER BY {_OLDEST.col('created_at')}, {_OLDEST.col('id')} LIMIT 1)")
         + f" AND {_PAUSE.col('thread')} = %s ORDER BY {_STEP.col('index')}"))
