@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -62,10 +63,10 @@ def test_stalwart_db_prepare_false_keeps_nothing_prepared(tmp_path: Path) -> Non
     assert options(tmp_path, STALWART_DB_PREPARE="false") == {"server_side_binding": True, "prepare_threshold": None}
 
 
-def interrupt_rows_skipped(plan: dict[str, object]) -> int:
+def interrupt_rows_skipped(plan: dict[str, Any]) -> int:
     """Rows of ``threads_interrupt`` a plan read and threw away, over all its nodes."""
     skipped = int(plan.get("Rows Removed by Filter", 0)) if plan.get("Relation Name") == "threads_interrupt" else 0
-    return skipped + sum(interrupt_rows_skipped(p) for p in plan.get("Plans", []))  # type: ignore[union-attr]
+    return skipped + sum(interrupt_rows_skipped(p) for p in plan.get("Plans", []))
 
 
 def test_the_answers_read_finds_a_threads_pauses_by_the_thread_whatever_the_statistics_say(desk) -> None:  # type: ignore[no-untyped-def]
@@ -85,7 +86,7 @@ def test_the_answers_read_finds_a_threads_pauses_by_the_thread_whatever_the_stat
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
         cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + _ANSWER_SQL(),
-                       [run.thread_id, "", Receipt.Verdict.PENDING, run.pk, "open"])
+                       [run.thread_id, "", Receipt.Verdict.PENDING, run.pk, Interrupt.Status.OPEN])
         plan = cursor.fetchone()[0][0]["Plan"]
 
     assert interrupt_rows_skipped(plan) == 0, json.dumps(plan)[:3000]
