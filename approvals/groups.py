@@ -32,8 +32,8 @@ OPERATOR_PERMISSIONS: list[tuple[str, str, str]] = [
     ("catalogue", "withdrawal", "change_withdrawal"), ("catalogue", "withdrawal", "delete_withdrawal"),
     ("catalogue", "agentsetting", "view_agentsetting"), ("catalogue", "agentsetting", "change_agentsetting"),
     ("threads", "feedback", "view_feedback"),
-    ("approvals", "mcpclient", "view_mcpclient"), ("approvals", "mcpclient", "add_mcpclient"),
-    ("approvals", "mcpclient", "change_mcpclient"),
+    ("doors_mcp", "mcpclient", "view_mcpclient"), ("doors_mcp", "mcpclient", "add_mcpclient"),
+    ("doors_mcp", "mcpclient", "change_mcpclient"),
 ]
 GROUPS: dict[str, list[tuple[str, str, str]]] = {APPROVERS: APPROVER_PERMISSIONS, OPERATORS: OPERATOR_PERMISSIONS}
 

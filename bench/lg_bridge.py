@@ -103,7 +103,7 @@ def main() -> None:
     setup()
     from django.db import connection
 
-    from stalwart_site.langgraph.bridge import Bridge
+    from doors.langgraph.bridge import Bridge
     from tests.langgraph.graphs import mail_agent
 
     lg_graph, bridge = mail_agent(), Bridge(mail_agent())

@@ -1,5 +1,8 @@
 """The agents this process serves, loaded once from ``settings.AGENT_FILE``
-(or the file ``use`` points at, for a process that serves another later).
+(or the file ``use`` points at, for a process that serves another later),
+and the agents of the files ``include`` adds beside it (a LangChain
+middleware's own tools), found by name: a run names its agent, and a resume on any worker
+finds it there, whatever file the process serves first.
 
 Also the only place that merges the two withdrawal lists (agent file and
 database, SPEC §4.6) and chooses the selector's language (SPEC §5): the
@@ -19,11 +22,12 @@ from typing import Any
 from django.conf import settings
 
 from catalogue import stored
-from catalogue.agentfile import LANGUAGES, AgentFile, AgentSpec, load_agent_file
+from catalogue.agentfile import LANGUAGES, AgentFile, AgentFileError, AgentSpec, load_agent_file
 
 _lock = threading.Lock()
 _loaded: dict[str, AgentFile] = {}
 _used: dict[str, str | None] = {}
+_included: dict[str, None] = {}  # paths, in the order they were included
 
 
 class NoAgentFile(RuntimeError):
@@ -39,14 +43,24 @@ def use(path: str, agent: str | None = None) -> None:
         _used.update(path=path, agent=agent)
 
 
-def agent_file() -> AgentFile:
-    path = _used.get("path") or settings.AGENT_FILE
-    if not path:
-        raise NoAgentFile("no agent file: start with `stalwart serve AGENT.yaml` (or set STALWART_AGENT_FILE)")
+def include(path: str) -> None:
+    """Serve the agents of ``path`` too, by name, beside the process's own file (loaded on first use)."""
+    with _lock:
+        _included[path] = None
+
+
+def _loaded_file(path: str) -> AgentFile:
     with _lock:
         if path not in _loaded:
             _loaded[path] = load_agent_file(path)
         return _loaded[path]
+
+
+def agent_file() -> AgentFile:
+    path = _used.get("path") or settings.AGENT_FILE
+    if not path:
+        raise NoAgentFile("no agent file: start with `stalwart serve AGENT.yaml` (or set STALWART_AGENT_FILE)")
+    return _loaded_file(path)
 
 
 def forget() -> None:
@@ -55,12 +69,22 @@ def forget() -> None:
         _loaded.clear()
         _selectors.clear()
         _used.clear()
+        _included.clear()
     stored.forget()
 
 
 def get_agent(name: str | None = None) -> AgentSpec:
-    af = agent_file()
-    return af.agent(name or _used.get("agent") or settings.STALWART_AGENT_NAME)
+    """The agent ``name`` (None: the one that answers first) of the process's
+    file, else of a file included beside it."""
+    wanted = name or _used.get("agent") or settings.STALWART_AGENT_NAME
+    try:
+        return agent_file().agent(wanted)
+    except AgentFileError:
+        for path in list(_included):
+            found = next((a for a in _loaded_file(path).agents if a.name == wanted), None)
+            if found is not None:
+                return found
+        raise
 
 
 def withdrawn_tools(agent: AgentSpec) -> frozenset[str]:

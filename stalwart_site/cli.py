@@ -88,7 +88,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     name = af.agent(args.agent).name
     from stalwart_site.context import context_mode
-    from stalwart_site.mcp.http import mcp_mode
+    from doors.mcp.http import mcp_mode
 
     print(context_mode(), flush=True)
     print(mcp_mode(), flush=True)
@@ -126,7 +126,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     from django.conf import settings
 
-    from stalwart_site.mcp.stdio import serve_stdio
+    from doors.mcp.stdio import serve_stdio
 
     name = af.agent(args.agent).name
     print(f"Serving {name}'s tools over MCP (stdio); pauses wait in the console", file=sys.stderr, flush=True)
@@ -210,8 +210,8 @@ def cmd_mcp_client(args: argparse.Namespace) -> int:
         print(f"stalwart: no data folder at {data_dir()}: run this where `stalwart serve` runs", file=sys.stderr)
         return EXIT_INVALID
     setup()
-    from approvals.mcpclients import mcp_client_create, mcp_client_revoke
-    from approvals.models import McpClient
+    from doors.mcp.clients import mcp_client_create, mcp_client_revoke
+    from doors.mcp.models import McpClient
 
     if args.revoke:
         client = McpClient.objects.filter(name=args.name).first()

@@ -21,12 +21,11 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models.fields.json import KT
 
-from approvals.models import AguiRun, Delivery
+from approvals.models import Delivery
 from catalogue.models import Withdrawal
 from examples.shop import tools as shop
-from threads.models import IdempotencyKey, Thread
+from threads.models import Replay, Thread
 
 
 @dataclass(frozen=True)
@@ -42,8 +41,7 @@ def demo_reset(*, agents: list[str]) -> DemoReset:
         threads = Thread.objects.filter(agent__in=agents)
         ids = threads.values("id")
         Delivery.objects.filter(thread_id__in=ids).delete()
-        AguiRun.objects.filter(thread_id__in=ids).delete()  # a page's replays of threads forgotten
-        IdempotencyKey.objects.annotate(thread=KT("response_body__thread")).filter(thread__in=ids).delete()
+        Replay.objects.filter(thread_id__in=ids).delete()  # the doors' calls of threads forgotten
         count = threads.count()
         threads.delete()
         staff = get_user_model().objects.filter(is_staff=True).count()

@@ -6,7 +6,7 @@
     reply = desk.confirm("u-17", "approve")
     "ch-4411" in reply.text             # True
 
-``Reply`` mirrors the HTTP message answer (SPEC §10): ``.text``,
+``Reply`` mirrors the HTTP message answer (docs/http-api.md): ``.text``,
 ``.waiting``, ``.refusals``, ``.steps``, ``.rollback`` and ``.data`` (the
 whole answer). The Desk answers as its own session, through the same
 services and claims as the HTTP routes; ``resume`` checks the token it is
@@ -84,12 +84,12 @@ class Desk:
             raise TypeError("privileges is a list of names, such as ['refunds'], not one string")
         return Reply.of(turn_submit(thread_id=self.key(thread), session_hash=self._session_hash, text=text,
                                     language=language, context=context, privileges=list(privileges),
-                                    agent=self.agent))
+                                    agent=self.agent).to_json())
 
     def waiting(self, thread: str) -> list[dict[str, Any]]:
         from threads.engine import open_pauses
 
-        return open_pauses(self._thread(thread))
+        return [p.to_json() for p in open_pauses(self._thread(thread))]
 
     def _thread(self, thread: str) -> str:
         """This session's thread (else a 404 that says how threads belong to sessions)."""
@@ -104,28 +104,26 @@ class Desk:
     def resume(self, thread: str, interrupt_id: str, decision: str, token: str | None = None,
                answer: Any = None) -> Reply:
         """Answer the pause ``interrupt_id`` (with the token it shows, unless given)."""
-        from threads.engine import open_pauses, pause_answer
-        from threads.models import Interrupt
+        from threads.engine import Via, open_pauses, pause_answer
 
         thread_id = self._thread(thread)
         if token is None:
-            token = next((p["token"] for p in open_pauses(thread_id) if p["id"] == interrupt_id), "")
+            token = next((p.token for p in open_pauses(thread_id) if p.id == interrupt_id), "")
         return Reply.of(pause_answer(thread_id=thread_id, pause_id=interrupt_id, decision=decision, token=token,
-                                     answer=answer, by="desk", via=Interrupt.Via.PYTHON))
+                                     answer=answer, by="desk", via=Via.PYTHON).to_json())
 
     def confirm(self, thread: str, decision: str, waiting: str | None = None, answer: Any = None) -> Reply:
         """Answer the pause ``waiting`` (an id), or the oldest that waits. The
         pause is found inside the answer's own unit of work, with the thread's
         session checked in the same read; no token goes out and back, since
         the pause answered is the one found there (``resume`` takes a token)."""
-        from threads.engine import pause_answer
+        from threads.engine import Via, pause_answer
         from threads.errors import NotFound
-        from threads.models import Interrupt
 
         try:
             return Reply.of(pause_answer(thread_id=self.key(thread), pause_id=waiting, decision=decision, token="",
                                          check_token=False, session_hash=self._session_hash, answer=answer,
-                                         by="desk", via=Interrupt.Via.PYTHON))
+                                         by="desk", via=Via.PYTHON).to_json())
         except NotFound:
             self._thread(thread)  # a thread not this session's: the 404 that says so; else no such pause
             if waiting:

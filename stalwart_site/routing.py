@@ -5,7 +5,7 @@ HTTP: ``GET /threads/{id}/stream`` is a Channels consumer (an open stream is
 a coroutine and a channel-layer subscription, no thread), with Channels'
 cookie, session and auth middleware for the admin's cookie, and so is the
 console's staff stream ``GET /admin/threads/interrupt/stream``; ``/mcp/`` and
-``/mcp/<agent>/`` are the MCP gateway (``stalwart_site.mcp.http``); every
+``/mcp/<agent>/`` are the MCP gateway (``doors.mcp.http``); every
 other path goes to Django. The scope of every HTTP request says the stream is
 served (``stalwart_streams``), so ``/config.json`` tells the widget to follow
 it. WebSocket: ``/ws/threads/{id}/``.
@@ -46,7 +46,7 @@ class StreamsServed:
 
 def http_router(django_app: Any) -> Any:
     from approvals.streams import StaffPausesConsumer
-    from stalwart_site.mcp.http import mcp_app
+    from doors.mcp.http import mcp_app
 
     return StreamsServed(URLRouter([
         re_path(r"^threads/(?P<thread_id>[^/]+)/stream$", AuthMiddlewareStack(ThreadStreamConsumer.as_asgi())),

@@ -77,6 +77,11 @@ INSTALLED_APPS = [
     "catalogue",
     "threads",
     "approvals",
+    # The doors, each the mapping of one protocol onto the engine's facade (doors/__init__.py).
+    "doors.http",
+    "doors.mcp",
+    "doors.agui",
+    "doors.langgraph",
     "stalwart_site",
 ]
 MIDDLEWARE = [
@@ -219,7 +224,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "threads.openapi.components_hoist"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "doors.http.openapi.components_hoist"],
 }
 
 # --- Stalwart -----------------------------------------------------------------------
@@ -239,6 +244,9 @@ STALWART_FOUR_EYES = env.bool("STALWART_FOUR_EYES", default=True)
 # Who the engine tells of a pause (threads.engine.notify): the answering side's durable
 # outbox. A dotted path, as Django names its SESSION_ENGINE: code, not an environment value.
 STALWART_NOTIFIER = "approvals.notify.OutboxNotifier"
+# Who is told, after commit, of every pause that closes, whichever door answered it
+# (threads.engine.notify.PauseClosed): the LangGraph door carries its graph on.
+STALWART_PAUSE_LISTENERS = ["doors.langgraph.listen.pause_closed"]
 # With a secret (make_app(secret=...)), resumes must carry a Stalwart-Signature.
 STALWART_RESUME_SECRET = env.str("STALWART_RESUME_SECRET", default="")
 # With it, context comes only from a signed Stalwart-Context header (an HS256 JWT);

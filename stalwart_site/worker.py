@@ -6,8 +6,8 @@ It is this process's one identity (``threads.engine.worker_id``: host, pid
 and a random tail, the owner of the step and run leases it holds and of the
 outbox rows it claims) and runs, on daemon threads of its own:
 
-- the **heartbeat**, every third of ``STALWART_LEASE_SECONDS``, for every step
-  and run this worker holds (a sweep that carries a run on may take long, so
+- the **heartbeat**, every third of ``STALWART_LEASE_SECONDS``, for every step,
+  run and replay journal row this worker holds (a sweep that carries a run on may take long, so
   it beats apart from the sweep);
 - the **sweep**, at start and every ``STALWART_SWEEP_SECONDS``: steps and run
   leases of workers that died (``threads.engine.sweep_once``: each taken by
@@ -66,9 +66,9 @@ def sweep_deadlines(now: datetime | None = None) -> dict[str, list[str]]:
 
 
 def _heartbeat() -> None:
-    from threads.engine import heartbeat
+    from threads.engine import heartbeats
 
-    heartbeat()
+    heartbeats()
 
 
 def _drain() -> None:

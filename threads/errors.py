@@ -116,3 +116,13 @@ class InvalidDecision(StalwartError):
 class InvalidAnswer(StalwartError):
     code = "invalid_answer"
     http_status = 422
+
+
+class PausesPending(StalwartError):
+    """New input while pauses of the thread wait, where the door takes none
+    until they are answered (AG-UI's rule): refused under the thread's lock,
+    so of two at once one runs and the other is told this."""
+
+    code = "pending_interrupts"
+    http_status = 409
+    detail = _("Calls in this thread wait for an answer: answer each of them before writing a new message.")

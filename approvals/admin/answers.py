@@ -17,7 +17,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals.words import decision_words
-from threads.engine import token_for
+from threads.engine import Answer, token_for
 from threads.models import Interrupt
 from threads.tokens import pause_token
 
@@ -42,6 +42,7 @@ MESSAGE_STALE_CLOSED = _("Nothing changed: this pause is no longer open ({status
 SELECT_FOR_ACTION = _("Select this pause for an action: {}")
 BULK_NOT_CONFIRM = _("Not answered: only a confirm is answered from the list; open it to answer.")
 MESSAGE_EDITED = _("Edited: the call was checked again and waits as a new proposal.")
+MESSAGE_NOT_OFFERED = _("Nothing changed: this pause's page does not offer “{decision}”.")
 MESSAGE_STALE_TOKEN = _("Nothing changed: the call changed since this page was shown. Open the pause again.")
 
 
@@ -108,18 +109,17 @@ def back_to(request: HttpRequest, fallback: str) -> str:
     return fallback
 
 
-def outcome_of(pause: Interrupt, result: dict[str, Any]) -> str:
-    index = pause.step.index if pause.step_id else None
-    step = next((s for s in result.get("steps") or [] if s.get("step") == index), None) if index else None
-    return str(step.get("status", "")) if step else ""
+def outcome_of(pause: Interrupt, result: Answer) -> str:
+    step = result.step(pause.step.index) if pause.step_id else None
+    return step.status if step else ""
 
-def answered_message(pause: Interrupt, decision: str, result: dict[str, Any]) -> str:
+def answered_message(pause: Interrupt, decision: str, result: Answer) -> str:
     """Answered, what came of it (ran, failed: with the reply), and a link to the next open pause."""
     parts = [str(MESSAGE_ANSWERED).format(decision=decision_words(decision))]
     outcome = OUTCOMES.get(outcome_of(pause, result))
     if outcome is not None:
         parts.append(str(outcome))
-    reply = ((result.get("reply") or {}).get("text") or "").strip()
+    reply = (result.reply.text if result.reply else "").strip()
     if reply:
         parts.append(str(MESSAGE_REPLY).format(reply=reply))
     said = " ".join(parts)

@@ -9,11 +9,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from approvals import langgraph
-from approvals.models import LangGraphCall
 from catalogue import registry
 from catalogue.agentfile import AgentFileError
-from threads.models import Interrupt
+from threads.models import Interrupt, Replay
 
 
 class StatusFilter(admin.SimpleListFilter):
@@ -54,7 +52,8 @@ class AgentFilter(admin.SimpleListFilter):
 
 
 class SourceFilter(admin.SimpleListFilter):
-    """Where a pause comes from: Stalwart's own runs, or a LangGraph graph's interrupts (SPEC §16)."""
+    """Where a pause comes from: Stalwart's own runs, or a LangGraph graph's interrupts (docs/langgraph.md),
+    which the LangGraph door's rows of the replay journal name."""
 
     title = _("source")
     parameter_name = "source"
@@ -63,7 +62,7 @@ class SourceFilter(admin.SimpleListFilter):
         return [("stalwart", _("Stalwart")), ("langgraph", _("LangGraph"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
-        mirrored = LangGraphCall.objects.filter(source=LangGraphCall.Source.BRIDGE).values("run_id")
+        mirrored = Replay.objects.filter(door=Replay.Door.LANGGRAPH).values("run_id")
         if self.value() == "langgraph":
             return queryset.filter(run_id__in=mirrored)
         if self.value() == "stalwart":
@@ -72,14 +71,19 @@ class SourceFilter(admin.SimpleListFilter):
 
 
 class GraphFilter(admin.SimpleListFilter):
-    """The graphs this process bridges (a mirrored pause's agent is its graph): no query of its
-    own on each page of the queue; another graph's pauses are found by ``?graph=<name>``."""
+    """The graphs whose interrupts were mirrored (a mirrored pause's agent is its graph), as the
+    LangGraph door's rows of the replay journal name them. Offered once the queue shows LangGraph's
+    pauses (``?source=langgraph``, or a graph chosen): the queue's own pages read nothing more."""
 
     title = _("graph")
     parameter_name = "graph"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [(n, n) for n in langgraph.bridge_names()]
+        if request.GET.get("source") != "langgraph" and not request.GET.get(self.parameter_name):
+            return []
+        graphs = (Replay.objects.filter(door=Replay.Door.LANGGRAPH).order_by("caller")
+                  .values_list("caller", flat=True).distinct())
+        return [(n, n) for n in graphs]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
         return queryset.filter(agent=self.value()) if self.value() else queryset

@@ -28,12 +28,12 @@ from django.utils.timesince import timesince
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
-from approvals import langgraph
 from approvals.admin.answers import (
     BULK_NOT_CONFIRM,
     MESSAGE_ANSWERED,
     MESSAGE_ANSWERED_CALL,
     MESSAGE_EDITED,
+    MESSAGE_NOT_OFFERED,
     SELECT_FOR_ACTION,
     answerable_from_row,
     answered_message,
@@ -344,6 +344,10 @@ class InterruptAdmin(admin.ModelAdmin):
             raise PermissionDenied
         pause = get_object_or_404(Interrupt, pk=object_id)
         decision, answer = self._decision_of(request, pause)
+        if pause.kind != Interrupt.Kind.ASK and decision not in buttons_of(pause):
+            # Only what the page offers: a mirrored pause's edit or respond needs what its bridge sends with it.
+            messages.error(request, str(MESSAGE_NOT_OFFERED).format(decision=decision_words(decision) or "—"))
+            return HttpResponseRedirect(back_to(request, reverse("admin:threads_interrupt_change", args=[pause.pk])))
         try:
             result = pause_answer(thread_id=pause.thread_id, pause_id=pause.pk, decision=decision,
                                   token=str(request.POST.get("token", "")), answer=answer,
@@ -361,7 +365,6 @@ class InterruptAdmin(admin.ModelAdmin):
                 failed = outcome_of(pause, result) == "failed"
                 (messages.warning if failed else messages.success)(
                     request, answered_message(pause, decision, result))
-            langgraph.pause_answered(pause.run_id)  # a mirrored pause: its graph resumes, if its bridge is here
         return HttpResponseRedirect(back_to(request, reverse("admin:threads_interrupt_change", args=[pause.pk])))
 
     def edit_view(self, request: HttpRequest, object_id: str) -> HttpResponse:

@@ -1,4 +1,4 @@
-"""A pause as AG-UI shows it (``stalwart_site.agui.events``): pure, no server."""
+"""A pause as AG-UI shows it (``doors.agui.events``): pure, no server."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from ag_ui.core import Event
 from pydantic import TypeAdapter
 
-from stalwart_site.agui import events as ev
+from doors.agui import events as ev
 
 
 def make_pause(**over):

@@ -8,13 +8,13 @@ import re
 
 import pytest
 
-from approvals.mcpclients import mcp_client_create, mcp_client_of, mcp_client_revoke
-from approvals.models import McpClient
+from doors.mcp.clients import mcp_client_create, mcp_client_of, mcp_client_revoke
+from doors.mcp.models import McpClient
 from tests.support.staff import csrf, make_staff
 
 pytestmark = pytest.mark.django_db
 
-ADD = "/admin/approvals/mcpclient/add/"
+ADD = "/admin/doors_mcp/mcpclient/add/"
 
 
 def test_an_operator_makes_a_key_shown_once_and_kept_only_as_its_hash():
@@ -29,7 +29,7 @@ def test_an_operator_makes_a_key_shown_once_and_kept_only_as_its_hash():
     assert client.privileges == ["refunds"] and client.context == {"customer": "c-208"}
     assert client.created_by == "ops" and shown.group(1) not in str(McpClient.objects.values().get())
     assert mcp_client_of(shown.group(1)) == client
-    page = ops.get(f"/admin/approvals/mcpclient/{client.pk}/change/").content.decode()
+    page = ops.get(f"/admin/doors_mcp/mcpclient/{client.pk}/change/").content.decode()
     assert shown.group(1) not in page and client.key_prefix in page  # never shown again
 
 
@@ -44,13 +44,13 @@ def test_bad_context_is_said_and_nothing_is_made():
 def test_a_revoked_key_is_refused_and_an_approver_may_not_make_or_revoke_keys():
     client, key = mcp_client_create(name="gone")
     ops = make_staff("ops", operator=True)
-    ops.get("/admin/approvals/mcpclient/")
-    done = ops.post("/admin/approvals/mcpclient/", {"action": "revoke", "_selected_action": [client.pk],
+    ops.get("/admin/doors_mcp/mcpclient/")
+    done = ops.post("/admin/doors_mcp/mcpclient/", {"action": "revoke", "_selected_action": [client.pk],
                                                     "csrfmiddlewaretoken": csrf(ops)}, follow=True)
     assert "Revoked 1 key" in done.content.decode()
     assert mcp_client_of(key) is None
     approver = make_staff("ana")
-    assert approver.get("/admin/approvals/mcpclient/").status_code == 403
+    assert approver.get("/admin/doors_mcp/mcpclient/").status_code == 403
     assert approver.get(ADD).status_code == 403
 
 

@@ -201,7 +201,7 @@ def test_a_500_is_json_with_a_request_id(monkeypatch):
     """In process: a view that fails unexpectedly answers the JSON shape, never an HTML page."""
     from django.test import Client
 
-    import threads.api as api
+    import doors.http.api as api
     from stalwart_site.errors import DETAIL_INTERNAL
 
     monkeypatch.setattr(api.HealthApi, "get", lambda self, request: 1 / 0)

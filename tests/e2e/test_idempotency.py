@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.server import Browser, Server
 from threads.errors import IdempotencyInProgress, IdempotencyMismatch
-from threads.idempotency import DETAIL_BAD_KEY, fingerprint, idempotency_begin, idempotency_finish
+from doors.http.idempotency import DETAIL_BAD_KEY, fingerprint, idempotency_begin, idempotency_finish
 
 RUN = uuid.uuid4().hex[:8]
 
@@ -112,7 +112,7 @@ def test_a_500_keeps_nothing_so_the_retry_runs(shop_dir, monkeypatch):
 
     from django.test import Client
 
-    import threads.api as api
+    import doors.http.api as api
 
     client = Client(raise_request_exception=False)
     body = json.dumps({"text": "show order 4411"})

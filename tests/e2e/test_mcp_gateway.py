@@ -63,7 +63,7 @@ def me() -> str:
 
 
 def thread_of(me: str, client: str | None = None) -> str:
-    from stalwart_site.mcp.calls import caller_for
+    from doors.mcp.calls import caller_for
 
     class Named:
         name = client or ""
@@ -213,7 +213,7 @@ def test_the_console_and_the_clients_own_answer_at_once_charge_once_and_the_lose
         async with mcp_session(f"{gateway.url}/mcp/Counter/", elicit=answer, name=me) as session:
             return await session.call_tool("charge_card", CHARGE)
 
-    from stalwart_site.mcp.server import TEXT_LOST
+    from doors.mcp.server import TEXT_LOST
 
     result = run(scenario())
     # The console's approval ran the charge; the client's answer lost the claim and is told so, with the outcome.

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.support.server import Server
-from threads.api import DETAIL_OPERATOR, OPERATOR_LIMIT
+from doors.http.api import DETAIL_OPERATOR, OPERATOR_LIMIT
 
 pytestmark = pytest.mark.server
 

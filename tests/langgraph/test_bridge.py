@@ -1,4 +1,4 @@
-"""The LangGraph bridge over a real graph in this process (stalwart_site.langgraph.bridge):
+"""The LangGraph bridge over a real graph in this process (doors.langgraph.bridge):
 interrupts mirrored as pauses, answers claimed and handed back, the graph resumed once."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from approvals import langgraph as bridges
 from approvals.models import LangGraphCall
-from stalwart_site.langgraph.bridge import DETAIL_GONE, Bridge
+from doors.langgraph.bridge import DETAIL_GONE, Bridge
 from tests.langgraph import graphs
 from tests.langgraph.graphs import fan_graph, mail_agent, say, twice_graph
 from threads.engine import pause_answer
@@ -217,7 +217,7 @@ def test_a_respond_decision_is_handed_back_as_the_tools_answer():
 def test_a_graph_that_fails_on_resume_is_502_and_tried_again_with_the_same_answer():
     import time
 
-    from stalwart_site.langgraph.bridge import GraphFailed
+    from doors.langgraph.bridge import GraphFailed
 
     graphs.FLAKY.update(failures_left=2, sent=0)
     bridge = Bridge(graphs.flaky_graph(), retry_base=0.05)

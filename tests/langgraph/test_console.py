@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from approvals import langgraph as bridges
-from stalwart_site.langgraph.bridge import Bridge
+from doors.langgraph.bridge import Bridge
 from tests.approvals.test_console import answer, make_pause, pause_page
 from tests.langgraph import graphs
 from tests.langgraph.graphs import mail_agent, say

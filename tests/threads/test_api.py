@@ -10,7 +10,7 @@ from django.test import Client
 
 from examples.shop import tools as shop
 from stalwart_site.errors import DETAIL_BAD_JSON
-from threads.api import DETAIL_TURN_TOO_LONG
+from doors.http.api import DETAIL_TURN_TOO_LONG
 from threads.keys import thread_key
 from threads.models import Thread
 from threads.selectors import session_hash
@@ -194,7 +194,7 @@ def test_an_unencodable_answer_over_http_is_refused_and_the_pause_stays_open(bro
 
 
 def test_rollback_route_checks_the_operator_before_the_thread(browser, settings):
-    from threads.api import DETAIL_NO_OPERATOR_TOKEN
+    from doors.http.api import DETAIL_NO_OPERATOR_TOKEN
 
     settings.OPERATOR_TOKEN = ""
     client = Client()

@@ -23,12 +23,12 @@ def make_mirror(run_id: str = "r-lg-1", **over):  # type: ignore[no-untyped-def]
          "choices": ["approve", "reject"], "question": "Delete it?"},
     ])
     return pause_mirror(thread_id=THREAD, session_hash="s" * 64, agent="graph", run_id=run_id, text="mirrored",
-                        asks=asks, source={"source": "langgraph", "graph": "graph"}, **over)
+                        asks=asks, source={"source": "langgraph", "graph": "graph"}, **over).to_json()
 
 
 def answer(pause: dict, decision: str, **kw):  # type: ignore[no-untyped-def, type-arg]
     return pause_answer(thread_id=THREAD, pause_id=pause["id"], decision=decision,
-                        token=kw.pop("token", pause["token"]), via=Interrupt.Via.LANGGRAPH, **kw)
+                        token=kw.pop("token", pause["token"]), via=Interrupt.Via.LANGGRAPH, **kw).to_json()
 
 
 def test_a_mirror_opens_one_pause_per_ask_with_its_own_choices_and_again_finds_the_same():
@@ -68,7 +68,7 @@ def test_a_decision_it_does_not_offer_is_422_and_a_second_answer_409():
 def test_an_edit_pauses_again_under_a_new_id_and_token_and_the_old_token_is_stale():
     old = make_mirror()["waiting"][0]
     edited = handback_edit(thread_id=THREAD, pause_id=old["id"], token=old["token"],
-                           edit={"args": {"to": "bia@example.com"}}, by="ana", via=Interrupt.Via.LANGGRAPH)
+                           edit={"args": {"to": "bia@example.com"}}, by="ana", via=Interrupt.Via.LANGGRAPH).to_json()
     new = next(p for p in edited["waiting"] if p["tool"] == "send_email")
     assert new["id"] != old["id"] and new["token"] != old["token"]
     assert new["arguments"] == [{"name": "to", "value": "bia@example.com", "origin": "person"}]
@@ -76,6 +76,22 @@ def test_an_edit_pauses_again_under_a_new_id_and_token_and_the_old_token_is_stal
     with pytest.raises(Stale):
         answer(old, "approve")
     assert answer(new, "approve")["steps"][0]["status"] == "handed_back"
+
+
+@pytest.mark.parametrize(("decision", "given"), [("edit", None), ("edit", {"args": {"to": "x@example.com"}}),
+                                                 ("respond", None), ("respond", {"message": "  "}), ("respond", "")])
+def test_an_edit_without_its_arguments_or_an_empty_response_is_refused_and_changes_nothing(decision, given):
+    """What is handed back is what was decided: an ``edit`` answered as a plain decision was once
+    recorded "Edited" and handed back to the graph as an approval (its email sent)."""
+    asks = [{"kind": "confirm", "tool": "send_email", "arguments": {"to": "ana@example.com"},
+             "choices": ["approve", "edit", "reject", "respond"], "question": "Send it?"}]
+    pause = make_mirror(asks=asks)["waiting"][0]
+    with pytest.raises(InvalidAnswer):
+        answer(pause, decision, answer=given)
+    row = Interrupt.objects.get(pk=pause["id"])
+    assert (row.status, row.decision) == ("open", "")
+    assert Step.objects.get(run_id="r-lg-1").status == Step.Status.WAITING
+    assert answer(pause, "respond", answer={"message": "not this one"})["steps"][0]["result"]["decision"] == "respond"
 
 
 def test_an_edit_naming_another_tool_is_refused_and_the_pause_still_waits():

@@ -83,7 +83,7 @@ def test_the_open_pause_lookup_names_the_thread_index(crowded: str) -> None:
 def test_every_pause_read_of_open_pauses_uses_the_thread_index(crowded: str) -> None:
     with CaptureQueriesContext(connection) as queries:
         shown = open_pauses(crowded)
-    assert [p["id"] for p in shown] == ["p-mine-1", "p-mine-2"]
+    assert [p.id for p in shown] == ["p-mine-1", "p-mine-2"]
     reads: list[Any] = [q["sql"] for q in queries.captured_queries
                         if q["sql"].startswith(("SELECT", "WITH")) and 'FROM "threads_interrupt"' in q["sql"]]
     assert reads, "open_pauses reads the pauses"

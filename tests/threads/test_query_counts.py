@@ -174,7 +174,7 @@ def test_the_answer_is_read_after_the_last_commit(shop_desk) -> None:  # type: i
     after = resume.statements[last_commit + 1:]
     assert len(after) == 1 and reads(after[0]), str(resume)
     assert '"threads_step"' in after[0] and '"threads_interrupt"' in after[0] and "UNION ALL" in after[0]
-    read_later = run_read(reply.data["run"])
+    read_later = run_read(reply.data["run"]).to_json()
     assert {k: v for k, v in reply.data.items() if k != "reply"} == {k: v for k, v in read_later.items()
                                                                       if k != "reply"}
     assert reply.data["status"] == "waiting"
@@ -190,5 +190,5 @@ def test_a_pausing_turn_stores_what_its_answer_shows(shop_desk, text: str, kind:
     run = Run.objects.get(pk=reply.data["run"])
     assert run.status == "waiting"
     assert list(Step.objects.filter(run=run).values_list("status", flat=True)) == ["waiting"]
-    assert {k: v for k, v in reply.data.items() if k != "reply"} == {k: v for k, v in run_read(run.id).items()
+    assert {k: v for k, v in reply.data.items() if k != "reply"} == {k: v for k, v in run_read(run.id).to_json().items()
                                                                       if k != "reply"}

@@ -219,7 +219,7 @@ def test_a_long_sweep_does_not_stop_this_workers_heartbeat(db, settings, monkeyp
     held = threading.Event()
     beats: list[int] = []
     monkeypatch.setattr(engine, "sweep_once", lambda: held.wait(10) and 0)  # a sweep busy carrying a run on
-    monkeypatch.setattr(engine, "heartbeat", lambda: beats.append(1) or 0)
+    monkeypatch.setattr(engine, "heartbeats", lambda: beats.append(1) or 0)
     monkeypatch.setattr(worker, "sweep_deadlines", lambda: None)
     monkeypatch.setattr(worker, "_drain", lambda: None)
     running = worker.Worker().start()

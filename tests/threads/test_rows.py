@@ -42,7 +42,7 @@ def test_a_threads_pauses_read_out_as_the_orm_reads_them(desk) -> None:  # type:
         assert mine._state.adding is False and mine._state.db == theirs._state.db
     assert written[0].step is None
     assert written[0].created_at.tzinfo is not None
-    assert [p["id"] for p in open_pauses(desk.key("t-1"))] == ["p-stepless", orm[1].id]
+    assert [p.id for p in open_pauses(desk.key("t-1"))] == ["p-stepless", orm[1].id]
 
 
 def test_a_runs_steps_read_out_as_the_orm_reads_them(desk) -> None:  # type: ignore[no-untyped-def]

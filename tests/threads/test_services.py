@@ -9,12 +9,12 @@ from django.test.utils import CaptureQueriesContext
 
 from examples.shop import tools as shop
 from tests.threads.builders import SESSION, make_pause, make_run, make_step, make_thread, make_waiting
-from threads.engine import call_propose, pause_answer, pause_edit, run_read, thread_rollback
+from threads.engine import ReplayKey, call_propose, pause_answer, pause_edit, replay_delivered, run_read, thread_rollback
 from threads.engine.lifecycle import LifecycleError, run_status_set, step_status_set
 from threads.engine.pauses import pause_close, present
 from threads.engine.unit import unit
 from threads.errors import InvalidAnswer, InvalidDecision, Stale
-from threads.models import Event, Interrupt, Run, Step
+from threads.models import Event, Interrupt, Replay, Run, Step
 from threads.selectors import session_hash
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,8 +27,9 @@ def _shop(shop_dir):  # type: ignore[no-untyped-def]
 
 
 def answer(pause: dict, decision: str, **kwargs) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    """The answer as the HTTP door renders it (``Answer.to_json()``)."""
     return pause_answer(thread_id="t-1", pause_id=pause["id"], decision=decision,
-                        token=kwargs.pop("token", pause["token"]), **kwargs)
+                        token=kwargs.pop("token", pause["token"]), **kwargs).to_json()
 
 
 def test_approve_runs_the_call_once_and_the_answer_is_what_committed():
@@ -40,7 +41,7 @@ def test_approve_runs_the_call_once_and_the_answer_is_what_committed():
     assert len(shop.charges("4411")) == 1
     row = Interrupt.objects.get(pk=pause["id"])
     assert (row.status, row.decision, row.answered_by, row.answered_via) == ("answered", "approve", "ana", "console")
-    assert {k: v for k, v in run_read(done["run"]).items() if k != "reply"} == {
+    assert {k: v for k, v in run_read(done["run"]).to_json().items() if k != "reply"} == {
         k: v for k, v in done.items() if k != "reply"}
 
 
@@ -81,10 +82,11 @@ def test_skip_leaves_the_call_out_and_cancel_all_undoes_what_the_run_did():
     charge, archive = make_step(run, "charge_card", order_id="4411", amount=40), make_step(run, "archive_order",
                                                                                         order_id="4412")
     first = pause_answer(thread_id="t-2", pause_id=make_pause(charge).id, decision="approve",
-                         token=run_read(run.id)["waiting"][0]["token"])
+                         token=run_read(run.id).waiting[0].token).to_json()
     assert [s["status"] for s in first["steps"]] == ["succeeded", "waiting"]
     waiting = first["waiting"][0]
-    undone = pause_answer(thread_id="t-2", pause_id=waiting["id"], decision="cancel_all", token=waiting["token"])
+    undone = pause_answer(thread_id="t-2", pause_id=waiting["id"], decision="cancel_all",
+                          token=waiting["token"]).to_json()
     assert [s["status"] for s in undone["steps"]][:2] == ["undone", "cancelled"]
     assert undone["status"] == "cancelled" and undone["rollback"]["undone"][0]["tool"] == "charge_card"
     assert shop.get_order("4411")["status"] == "refunded" and archive.pk is not None
@@ -139,33 +141,49 @@ def test_a_pause_closes_once_with_the_one_answered_event_shape():
 def test_a_proposed_call_goes_through_the_same_check_with_its_origin():
     read = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="get_order",
                         arguments={"order_id": "4411"})
-    assert read["waiting"] == [] and read["steps"][0]["result"]["status"] == "unpaid"
+    assert read.waiting == [] and read.outcome().status == "done" and read.outcome().result["status"] == "unpaid"
     write = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="charge_card",
                          arguments={"order_id": "4411", "amount": 40})
-    pause = write["waiting"][0]
-    assert pause["reasons"] == ["write", "argument_origin: amount", "argument_origin: order_id"]
-    assert [a["origin"] for a in pause["arguments"]] == ["agent", "agent"] and shop.charges() == []
+    pause = write.outcome().pause
+    assert write.outcome().status == "waiting" and pause is not None
+    assert pause.reasons == ["write", "argument_origin: amount", "argument_origin: order_id"]
+    assert [a["origin"] for a in pause.arguments] == ["agent", "agent"] and shop.charges() == []
     refused = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="no_such_tool",
                            arguments={})
-    assert refused["refusals"][0]["rule"] == "unknown_tool"
+    assert (refused.outcome().status, refused.outcome().rule) == ("refused", "unknown_tool")
     # A proposed call sets nothing aside (a person's new turn would): the charge still waits.
-    assert [p["id"] for p in refused["waiting"]] == [pause["id"]]
+    assert [p.id for p in refused.waiting] == [pause.id]
 
 
-def test_what_the_proposer_records_commits_with_the_run_and_its_pause_or_neither_does():
-    noted: list[str] = []
-    write = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="charge_card",
-                         arguments={"order_id": "4411", "amount": 40}, on_run=noted.append)
-    assert noted == [write["run"]] and Interrupt.objects.get().run_id == write["run"]
+def charge_key(**overrides: object) -> ReplayKey:
+    return ReplayKey(**{"door": "mcp", "kind": "call", "caller": "mcp-1", "identity": "charge_card 4411 40",
+                        "fingerprint": "charge_card 4411 40", **overrides})  # type: ignore[arg-type]
 
-    def fails(run_id: str) -> None:
-        raise RuntimeError("the proposer's record failed")
 
+def test_the_same_proposal_again_is_the_first_ones_run_and_a_delivered_one_is_a_new_call():
+    first = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="charge_card",
+                         arguments={"order_id": "4411", "amount": 40}, replay=charge_key())
+    again = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="charge_card",
+                         arguments={"order_id": "4411", "amount": 40}, replay=charge_key())
+    assert first.replayed is None and again.replayed is not None and again.replayed.id == first.replay_id
+    assert again.run == first.run and Interrupt.objects.count() == 1 and Run.objects.count() == 1
+    assert replay_delivered(first.replay_id)
+    third = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="charge_card",
+                         arguments={"order_id": "4411", "amount": 40}, replay=charge_key())
+    assert third.replayed is None and third.run != first.run and Interrupt.objects.count() == 2
+
+
+def test_a_journal_row_commits_with_its_run_and_its_pause_or_neither_does(monkeypatch):
+    from threads.engine import services
+
+    def fails(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the run's first step could not be stored")
+
+    monkeypatch.setattr(services, "advance_segment", fails)
     with pytest.raises(RuntimeError):
         call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="charge_card",
-                     arguments={"order_id": "4412", "amount": 5}, on_run=fails)
-    assert list(Run.objects.values_list("id", flat=True)) == [write["run"]]  # no run, no pause without the record
-    assert Interrupt.objects.count() == 1
+                     arguments={"order_id": "4412", "amount": 5}, replay=charge_key())
+    assert (Run.objects.count(), Interrupt.objects.count(), Replay.objects.count()) == (0, 0, 0)
 
 
 def test_a_rollback_closes_what_waits_so_a_later_answer_is_stale():
@@ -184,7 +202,7 @@ def test_an_edit_the_check_refuses_leaves_the_pause_open_and_says_why():
         pause_edit(pause_id=pause["id"], token=pause["token"], values={"amount": "forty"}, by="ana")
     assert refused.value.body()["rule"] == "arguments" and "amount" in refused.value.body()["detail"]
     assert Interrupt.objects.get(pk=pause["id"]).status == "open" and Run.objects.get().status == "waiting"
-    edited = pause_edit(pause_id=pause["id"], token=pause["token"], values={"amount": "35"}, by="ana")
+    edited = pause_edit(pause_id=pause["id"], token=pause["token"], values={"amount": "35"}, by="ana").to_json()
     again = edited["waiting"][0]
     assert again["id"] != pause["id"] and {"name": "amount", "value": 35, "origin": "staff"} in again["arguments"]
     assert Interrupt.objects.get(pk=pause["id"]).status == "edited" and shop.charges() == []

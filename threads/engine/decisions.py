@@ -54,6 +54,9 @@ DETAIL_NO_PAUSE = _("This thread has no pause with that id.")
 DETAIL_ANSWER_SHAPE = _('An answer is {"kind": "choice", "index": N} or {"kind": "open", "text": ...}.')
 DETAIL_UNENCODABLE = _("The answer holds text that cannot be stored (a lone surrogate or a NUL character).")
 DETAIL_FOUR_EYES = _("You edited this call, so another person approves it.")
+DETAIL_EDIT_ARGUMENTS = _('An edit carries the call\'s new arguments ({"args": {...}}): it is checked as a new '
+                          'proposal, never taken as an approval.')
+DETAIL_RESPOND = _('A respond decision carries the answer\'s text: {"message": "..."}, not empty.')
 
 
 class Follow(enum.Enum):
@@ -128,6 +131,8 @@ def pause_claim(u: Unit, pause: Interrupt, *, decision: str, token: str, answer:
     if not encodable(answer):  # refused before the claim: a bad answer never strands the run
         raise InvalidAnswer(DETAIL_UNENCODABLE)
     value = _answer_value(pause, answer) if pause.kind == Interrupt.Kind.ASK else None
+    if pause.payload.get("handback"):
+        _mirrored_answer(decision, answer)
     if via == Interrupt.Via.CONSOLE and pause.kind == Interrupt.Kind.CONFIRM and decision == "approve" \
             and by in edited_by(pause.step_id):
         raise InvalidAnswer(DETAIL_FOUR_EYES)
@@ -135,6 +140,17 @@ def pause_claim(u: Unit, pause: Interrupt, *, decision: str, token: str, answer:
         # Lost the race: another answer (on this worker or another) took the claim first.
         raise Stale(DETAIL_STALE, **stale_body(pause, pause.thread_id))
     return value
+
+
+def _mirrored_answer(decision: str, answer: Any) -> None:
+    """A mirrored pause's answer is handed back as what it says, or refused:
+    an edit comes with its arguments (``handback_edit``), a response with its text."""
+    if decision == "edit":
+        raise InvalidAnswer(DETAIL_EDIT_ARGUMENTS)
+    if decision == "respond":
+        message = answer.get("message") if isinstance(answer, dict) else answer
+        if not isinstance(message, str) or not message.strip():
+            raise InvalidAnswer(DETAIL_RESPOND)
 
 
 def edited_by(step_id: int | None) -> set[str]:

@@ -25,6 +25,7 @@ waits of a mirror whose interrupt is no longer pending.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.db import IntegrityError
@@ -34,9 +35,11 @@ from threads.engine.decisions import DETAIL_STALE, pause_find
 from threads.engine.lifecycle import run_status_set, step_status_set
 from threads.engine.pauses import pause_close, pause_open, run_pauses_close, token_for
 from threads.engine.progress import Progress, new_id
-from threads.engine.reads import run_answer, stale_body
+from threads.engine.reads import replayed_answer, run_answer, stale_body
+from threads.engine.replays import Replayed, ReplayKey, replay_take_new
 from threads.engine.turns import thread_open
 from threads.engine.unit import unit
+from threads.engine.views import Answer
 from threads.errors import InvalidAnswer, Stale
 from threads.models import Event, Interrupt, Message, Run, Step
 from threads.tokens import token_matches
@@ -52,33 +55,41 @@ def _arguments(values: dict[str, Any], origin: str) -> list[dict[str, Any]]:
 
 
 def pause_mirror(*, thread_id: str, session_hash: str, agent: str, run_id: str, text: str,
-                 asks: list[dict[str, Any]], source: dict[str, Any], language: str = "en") -> dict[str, Any]:
+                 asks: list[dict[str, Any]], source: dict[str, Any], language: str = "en",
+                 replay: ReplayKey | None = None) -> Answer:
     """Mirror one interrupt as the run ``run_id`` of ``thread_id``: one step
     and one open pause per entry of ``asks`` (``{"kind": "confirm" | "ask",
     "tool", "arguments": {...}, "origin", "choices", "question", "ask"?,
     "description"?}``), in their order. ``source`` is kept on the run's plan
-    (where the interrupt came from). Mirrored already: the run as it is."""
-    if Run.objects.filter(pk=run_id).exists():
+    (where the interrupt came from). ``replay``: the mirror's row in the
+    replay journal, taken with the run (of two processes mirroring the same
+    interrupt at once, one mirrors it and the other gets its run,
+    ``Answer.replayed``). Mirrored already: the run as it is."""
+    if replay is None and Run.objects.filter(pk=run_id).exists():
         return run_answer(Run.objects.get(pk=run_id))
     try:
         with unit(thread_id, lock=False) as u:
             thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=agent)
+            taken = replay_take_new(replay, thread_id=thread_id, run_id=run_id) if replay is not None else None
             run = Run.objects.create(id=run_id, thread=thread, agent=agent, language=language, text=text,
                                      plan={"handback": source, "calls": []})
             message = Message.objects.create(id=new_id("m"), thread=thread, run=run, role=Message.Role.PERSON,
                                              text=text, language=language)
             u.event(Event.Type.TURN, {"run": run.id, "message": message.id, "text": text, "language": language,
                                       "superseded": []})
-            progress = Progress(run=run, notices=u.notices)
+            progress = Progress(run=run, notices=u.notices, replay_id=taken.pk if taken is not None else None)
             for index, ask in enumerate(asks, start=1):
                 arguments = _arguments(dict(ask.get("arguments") or {}), str(ask.get("origin") or "model"))
                 step = Step.objects.create(run=run, index=index, tool=str(ask.get("tool") or ""),
                                            kind=Step.Kind.WRITE, arguments=arguments,
                                            reasons=list(ask.get("reasons") or []))
                 _open(u, run, step, ask)
-    except IntegrityError:  # another process mirrored the same interrupt at the same moment: its run
+    except Replayed as again:
+        return replayed_answer(again.row)
+    except IntegrityError:  # mirrored by another process at the same moment, without a journal row: its run
         return run_answer(Run.objects.get(pk=run_id))
-    return run_answer(progress.run, not_notified=_not_notified(progress))
+    answer = run_answer(progress.run, not_notified=_not_notified(progress))
+    return replace(answer, replay_id=progress.replay_id)
 
 
 def _not_notified(progress: Progress) -> list[dict[str, Any]]:
@@ -103,7 +114,7 @@ def _open(u: Any, run: Run, step: Step, ask: dict[str, Any]) -> Interrupt:
     return pause_open(u, run=run, step=step, kind=kind, tool=step.tool, payload=payload, choices=choices)
 
 
-def handback_edit(*, thread_id: str, pause_id: str, token: str, edit: Any, by: str, via: str) -> dict[str, Any]:
+def handback_edit(*, thread_id: str, pause_id: str, token: str, edit: Any, by: str, via: str) -> Answer:
     """An edit of a mirrored call: the same tool, new arguments (origin
     ``person``), paused again under a new id and token; the old pause closes
     as ``edited``. Another tool, or an edit of another shape, is 422; a pause

@@ -36,6 +36,7 @@ from threads.engine.lifecycle import run_status_set, step_status_set
 from threads.engine.notify import NOTICE_WAITING
 from threads.engine.rows import Columns, read, statement
 from threads.engine.unit import Unit
+from threads.engine.views import PauseView
 from threads.models import PAUSE_ANSWERS, Event, Interrupt, Run, Step
 from threads.tokens import pause_id, pause_token
 
@@ -100,6 +101,7 @@ def pause_close(u: Unit, pause: Interrupt, *, status: str, decision: str = "", a
         return False
     pause.status, pause.decision, pause.answer = status, decision, answer
     pause.answered_by, pause.answered_via, pause.answered_at = by[:200], via, now
+    u.pause_closed(pause)
     u.event(Event.Type.ANSWERED, {"interrupt": pause.id, "status": status, "decision": decision or None,
                                   "by": by or None, **shown})
     return True
@@ -145,33 +147,32 @@ def step_index(pause: Interrupt) -> int | None:
     return pause.step.index if pause.step_id else None
 
 
-def present(pause: Interrupt) -> dict[str, Any]:
-    """A PAUSE as SPEC §10 shows it."""
+def pause_view(pause: Interrupt) -> PauseView:
+    """A pause as the doors read it (``PauseView``), its token made now."""
     p = pause.payload
-    out: dict[str, Any] = {
-        "id": pause.id,
-        "kind": pause.kind,
-        "tool": pause.tool,
-        "question": p.get("question", ""),
-        "arguments": p.get("arguments", []),
-        "reasons": p.get("reasons", []),
-        "irreversible": bool(p.get("irreversible")),
-        "choices": p.get("choices", list(PAUSE_ANSWERS[pause.kind])),
-        "token": token_for(pause),
-        "step": step_index(pause),
-        "run": pause.run_id,
-    }
+    extra: dict[str, Any] = {}
     if p.get("labels"):
-        out["labels"] = p["labels"]  # each argument's words in the thread's language, by name
+        extra["labels"] = p["labels"]  # each argument's words in the thread's language, by name
     if pause.kind == Interrupt.Kind.ASK:
-        out["ask"] = p.get("ask")
-        out["argument"] = p.get("argument")
+        extra["ask"] = p.get("ask")
+        extra["argument"] = p.get("argument")
     if pause.kind == Interrupt.Kind.SAGA_STUCK:
-        # What still needs undoing, newest first (this write first), and why the undo failed (SPEC §8).
-        out["undo_of"] = p.get("undo_of")
-        out["left"] = p.get("left", [])
-        out["error"] = p.get("error", "")
-    return out
+        # What still needs undoing, newest first (this write first), and why the undo failed (docs/http-api.md).
+        extra["undo_of"] = p.get("undo_of")
+        extra["left"] = p.get("left", [])
+        extra["error"] = p.get("error", "")
+    return PauseView(
+        id=pause.id, kind=pause.kind, tool=pause.tool, question=p.get("question", ""),
+        arguments=p.get("arguments", []), reasons=p.get("reasons", []), irreversible=bool(p.get("irreversible")),
+        choices=p.get("choices", list(PAUSE_ANSWERS[pause.kind])), token=token_for(pause),
+        step=step_index(pause), run=pause.run_id, thread=pause.thread_id, agent=pause.agent, status=pause.status,
+        expires_at=pause.expires_at, mirrored=bool(p.get("handback")), decision=pause.decision,
+        answered_by=pause.answered_by, answered_via=pause.answered_via, answered_at=pause.answered_at, extra=extra)
+
+
+def present(pause: Interrupt) -> dict[str, Any]:
+    """A PAUSE as docs/http-api.md shows it."""
+    return pause_view(pause).to_json()
 
 
 def overdue(pauses: list[Interrupt]) -> list[Interrupt]:

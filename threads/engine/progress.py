@@ -28,3 +28,4 @@ class Progress:
     lines: list[str] = field(default_factory=list)
     reply: Message | None = None
     notices: list[Any] = field(default_factory=list)  # kept by each unit it opens: unit(..., notices=)
+    replay_id: int | None = None  # the call's row in the replay journal, taken with its run

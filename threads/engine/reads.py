@@ -12,63 +12,70 @@ hot reads are written out").
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.db import connection
 from django.utils import timezone
 
 from threads.engine.deadlines import expire_overdue
-from threads.engine.pauses import THREAD_PAUSES, present, thread_pauses, thread_pauses_with
+from threads.engine.pauses import THREAD_PAUSES, pause_view, thread_pauses, thread_pauses_with
+from threads.engine.replays import replay_view
 from threads.engine.rows import Columns, read, statement
+from threads.engine.views import Answer, PauseView, Refusal, Reply, StepView
 from threads.keys import thread_name
-from threads.models import Interrupt, Message, Receipt, Run, Step, Thread
+from threads.models import Interrupt, Message, Receipt, Replay, Run, Step, Thread
 
 
-def open_pauses(thread_id: str) -> list[dict[str, Any]]:
-    """The thread's open pauses as SPEC §10 shows them, oldest first; those
-    past their deadline are closed first."""
+def open_pauses(thread_id: str) -> list[PauseView]:
+    """The thread's open pauses, oldest first; those past their deadline are closed first."""
     pauses = thread_pauses(thread_id)
     if expire_overdue(pauses):
         pauses = thread_pauses(thread_id)
-    return [present(p) for p in pauses]
+    return [pause_view(p) for p in pauses]
 
 
 def run_answer(run: Run, *, reply: Message | None = None,
-               not_notified: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """SPEC §10's message answer for ``run`` as it is now: read, not carried.
-    ``reply``: the message the call wrote (the answer's ``reply``);
-    ``not_notified``: what its notices could not deliver at once."""
+               not_notified: list[dict[str, Any]] | None = None) -> Answer:
+    """The run's ``Answer`` as it is now: read, not carried. ``reply``: the
+    message the call wrote; ``not_notified``: what its notices could not
+    deliver at once."""
     steps, verdicts, pauses = answer_read(run)
     if expire_overdue(pauses):  # those past their deadline are closed first, then read again
         pauses = thread_pauses(run.thread_id)
     indexes = {s.pk: s.index for s in steps}  # an undo names the write it undoes, a step of the same run
-    return {
-        "thread": thread_name(run.thread_id),  # the client's name for it (its key is staff's)
-        "run": run.id,
-        "status": run.status,
-        "reply": {"id": reply.id, "text": reply.text} if reply else None,
-        "waiting": [present(p) for p in pauses],
-        "refusals": refusals_of(steps),
-        "rollback": run.rollback,
-        "steps": [step_view(s, verdicts.get(s.pk), indexes) for s in steps],
-        "health": run.health or "ok",
-        "not_notified": not_notified or [],
-    }
+    return Answer(
+        thread=thread_name(run.thread_id),  # the client's name for it (its key is staff's)
+        run=run.id,
+        status=run.status,
+        reply=Reply(id=reply.id, text=reply.text) if reply else None,
+        waiting=[pause_view(p) for p in pauses],
+        refusals=[Refusal(tool=s.tool, rule=s.rule, sentence=s.sentence, step=s.index)
+                  for s in steps if s.status == Step.Status.REFUSED],
+        rollback=run.rollback,
+        steps=[step_view(s, verdicts.get(s.pk), indexes) for s in steps],
+        health=run.health or "ok",
+        not_notified=not_notified or [],
+    )
+
+
+def replayed_answer(row: Replay) -> Answer:
+    """What the call a replay row stands for became, read now (``Answer.replayed`` says it is a replay)."""
+    run = Run.objects.filter(pk=row.run_id).first() if row.run_id else None
+    if run is None:  # a row with no run of its own (a resume's, or one kept from before its run was recorded)
+        return Answer(thread=thread_name(row.thread_id), run=row.run_id, status="", reply=None,
+                      waiting=open_pauses(row.thread_id) if row.thread_id else [], refusals=[], rollback=None,
+                      steps=[], replayed=replay_view(row))
+    return replace(run_answer(run), replayed=replay_view(row))
 
 
 def stale_body(pause: Interrupt | None, thread_id: str) -> dict[str, Any]:
     """What a client that lost the race (or retried after a lost reply) needs
-    to learn the outcome without a second effect (SPEC §7.2's 409 body)."""
-    body: dict[str, Any] = {"waiting": open_pauses(thread_id)}
+    to learn the outcome without a second effect (the 409 body of docs/http-api.md)."""
+    body: dict[str, Any] = {"waiting": [p.to_json() for p in open_pauses(thread_id)]}
     if pause is not None:
         pause.refresh_from_db()
-        body["interrupt"] = {
-            "id": pause.id,
-            "status": pause.status,
-            "decision": pause.decision or None,
-            "answered_at": pause.answered_at.isoformat() if pause.answered_at else None,
-            "answered_by": pause.answered_by or None,
-        }
+        body["interrupt"] = pause_view(pause).closed_json()
     return body
 
 
@@ -217,26 +224,9 @@ def pause_steps_read(thread_id: str, pause_id: str | None) -> tuple[Interrupt, l
     return pause, steps, owner
 
 
-def step_view(step: Step, verdict: str | None = None, indexes: dict[int, int] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "step": step.index, "tool": step.tool, "kind": step.kind, "status": step.status,
-        "arguments": step.arguments, "reasons": step.reasons,
-    }
-    if step.undo_of_id is not None:
-        out["undo_of"] = (indexes or {}).get(step.undo_of_id)
-    if verdict:
-        out["verdict"] = verdict  # the effect verdict of its last receipt (SPEC §9)
-    if step.result is not None:
-        out["result"] = step.result
-    if step.error:
-        out["error"] = step.error
-    if step.rule:
-        out["rule"] = step.rule
-    return out
-
-
-def refusals_of(steps: list[Step]) -> list[dict[str, Any]]:
-    return [
-        {"tool": s.tool, "rule": s.rule, "sentence": s.sentence, "step": s.index}
-        for s in steps if s.status == Step.Status.REFUSED
-    ]
+def step_view(step: Step, verdict: str | None = None, indexes: dict[int, int] | None = None) -> StepView:
+    return StepView(
+        step=step.index, tool=step.tool, kind=step.kind, status=step.status, arguments=step.arguments,
+        reasons=step.reasons, undo_of=(indexes or {}).get(step.undo_of_id) if step.undo_of_id is not None else None,
+        is_undo=step.undo_of_id is not None, verdict=verdict or "", result=step.result, error=step.error,
+        rule=step.rule, sentence=step.sentence, generation=step.generation)

@@ -20,7 +20,9 @@ that never sends a call twice. A run whose worker died while holding the
 run's lease (``lease.run_lease_take``: while it asked the model, or replayed
 a team's steps) is taken over the same way (``stranded_leases``) and carried
 on again: asking a model has no effect, a replay sends only what its journal
-has not, and the dead worker's answer is never recorded.
+has not, and the dead worker's answer is never recorded. Rows of the replay
+journal a dead worker held are let go (``replays.replays_lapsed_release``):
+their calls' retries get what the calls became.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from threads.engine.advance import run_advance
 from threads.engine.delegate import delegate_run
 from threads.engine.execute import Prepared, call_values, probed, receipt_before_send, send, sent_record, step_data
 from threads.engine.lease import (
+    heartbeat,
     lapsed,
     lease_claim,
     lease_lapse,
@@ -47,6 +50,7 @@ from threads.engine.lease import (
 )
 from threads.engine.lifecycle import step_status_set
 from threads.engine.progress import Progress
+from threads.engine.replays import replays_heartbeat, replays_lapsed_release
 from threads.engine.replies import reply_write
 from threads.engine.saga import saga_run
 from threads.engine.teamsteps import flow_advance
@@ -72,7 +76,12 @@ def sweep_once() -> int:
         except Exception:  # one bad run must not stop the sweep of the others, nor stay leased by this worker
             log.exception("could not reconcile step %s of run %s; the next sweep tries again", step.index, step.run_id)
             lease_lapse(step)
-    return taken + stranded_runs() + stranded_leases()
+    return taken + stranded_runs() + stranded_leases() + replays_lapsed_release()
+
+
+def heartbeats() -> int:
+    """Renew every lease this worker holds: its steps', its runs' and its replay journal rows'."""
+    return heartbeat() + replays_heartbeat()
 
 
 def stranded_runs() -> int:

@@ -278,7 +278,8 @@ def thread_rollback(*, thread_id: str, by: str, run_id: str | None = None) -> di
         touched.append(run.id)
         for k in REPORT_KEYS:
             combined[k] += [{**e, "run": run.id} for e in (run.rollback or {}).get(k, [])]
-    return {"thread": thread.id, "rollback": combined, "runs": touched, "waiting": open_pauses(thread.id)}
+    return {"thread": thread.id, "rollback": combined, "runs": touched,
+            "waiting": [p.to_json() for p in open_pauses(thread.id)]}
 
 
 def _rollback_claim(progress: Progress, by: str) -> bool:

@@ -3,9 +3,14 @@ Python API or another protocol's gateway calls (``threads.engine`` exports
 them; ``approvals`` and ``stalwart_site`` may import nothing else of the
 engine, an import-linter contract says so).
 
-Each one does its work in the engine's units of work and returns SPEC §10's
-message answer, **read after its last commit** (``reads.run_answer``) with
-``not_notified`` filled from the notices its units stored. A resume with
+Each one does its work in the engine's units of work and returns an
+``Answer`` (``threads.engine.views``: the message answer of docs/http-api.md
+as typed values), **read after its last commit** (``reads.run_answer``) with
+``not_notified`` filled from the notices its units stored. A door that may
+see the same call twice names it with a ``ReplayKey``: its row in the replay
+journal is taken in the call's own unit (``replays.replay_take``), and the
+same call again does nothing and answers what the first became
+(``Answer.replayed``). A resume with
 ``approve``, walked:
 
 1. ``pause_answer``'s first unit locks the thread, reads the pause with its
@@ -25,8 +30,7 @@ message answer, **read after its last commit** (``reads.run_answer``) with
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from catalogue import registry
@@ -38,36 +42,46 @@ from threads.engine.edits import pause_edit_in
 from threads.engine.execute import Prepared
 from threads.engine.lifecycle import step_status_set
 from threads.engine.notify import not_notified
-from threads.engine.progress import Progress
-from threads.engine.reads import run_answer
+from threads.engine.progress import Progress, new_id
+from threads.engine.reads import replayed_answer, run_answer
+from threads.engine.replays import Replayed, ReplayKey, replay_take_new
 from threads.engine.replies import reply_write
 from threads.engine.saga import saga_run
 from threads.engine.steps import run_taint_carry
 from threads.engine.turns import run_start, thread_open
 from threads.engine.turns import turn_submit as _turn
 from threads.engine.unit import unit
+from threads.engine.views import Answer
 from threads.errors import InvalidAnswer, InvalidDecision, NotFound, Stale
 from threads.models import Interrupt, Run, Step
 
 
-def answer_of(progress: Progress) -> dict[str, Any]:
-    """SPEC §10's message answer for what ``progress`` did, read now."""
-    return run_answer(progress.run, reply=progress.reply, not_notified=not_notified(progress.notices))
+def answer_of(progress: Progress) -> Answer:
+    """The ``Answer`` for what ``progress`` did, read now."""
+    answer = run_answer(progress.run, reply=progress.reply, not_notified=not_notified(progress.notices))
+    return replace(answer, replay_id=progress.replay_id) if progress.replay_id is not None else answer
 
 
 def turn_submit(*, thread_id: str, session_hash: str, text: str, language: str | None = None,
                 context: dict[str, Any] | None = None, privileges: list[str] | tuple[str, ...] = (),
-                agent: str | None = None) -> dict[str, Any]:
-    """A person's turn (SPEC §10's ``POST /threads/{id}/messages``)."""
-    return answer_of(_turn(thread_id=thread_id, session_hash=session_hash, text_=text, language=language,
-                           context=context, privileges=privileges, agent_name=agent))
+                agent: str | None = None, replay: ReplayKey | None = None,
+                if_nothing_waits: bool = False) -> Answer:
+    """A person's turn (``POST /threads/{id}/messages``). ``replay``: the turn
+    may come again (an ``Idempotency-Key``, an AG-UI message id);
+    ``if_nothing_waits``: refused with ``PausesPending`` while a pause of the
+    thread waits (AG-UI), instead of setting it aside."""
+    try:
+        return answer_of(_turn(thread_id=thread_id, session_hash=session_hash, text_=text, language=language,
+                               context=context, privileges=privileges, agent_name=agent, replay=replay,
+                               if_nothing_waits=if_nothing_waits))
+    except Replayed as again:
+        return replayed_answer(again.row)
 
 
 def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dict[str, Any],
                  origin: str = "agent", agent: str | None = None, language: str | None = None,
                  context: dict[str, Any] | None = None, privileges: list[str] | tuple[str, ...] = (),
-                 text: str = "", session_taint: bool = False,
-                 on_run: Callable[[str], None] | None = None) -> dict[str, Any]:
+                 text: str = "", session_taint: bool = False, replay: ReplayKey | None = None) -> Answer:
     """One call another agent (or a model) proposes, as a run of one step:
     the same check, pauses, receipts and console as a turn's call, with every
     argument of ``origin``, but for those the ``context`` gives (origin
@@ -76,10 +90,9 @@ def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dic
     calls that wait go on waiting. ``session_taint``: a ``reads_outside`` tool that ran
     earlier in the thread taints this call too (a gateway's session is its
     thread). ``text`` is what the thread's trace shows as the turn.
-    ``on_run(run_id)`` is called inside the transaction that stores the new
-    run, so what the proposer records about the call commits with the run
-    and its pause, or neither does (a worker killed in between leaves no
-    pause that its record would not find again)."""
+    ``replay``: the call's row in the replay journal, taken with the run (of
+    two identical proposals at once, one run and one pause; the other is
+    answered with it, ``Answer.replayed``)."""
     spec = registry.get_agent(agent)
     lang = registry.choose_language(spec, language)
     withdrawn = registry.withdrawn_tools(spec)
@@ -91,18 +104,23 @@ def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dic
             given[name], origins[name] = value, "context"
     call = Call(step=1, tool=tool, arguments=tuple(Argument(str(k), v, origins[k]) for k, v in sorted(given.items())))
     plan = Plan(language=lang, read=True, calls=(call,))
-    with unit(thread_id, lock=False) as u:
-        thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=spec.name)
-        progress, steps, _ = run_start(u, thread=thread, agent=spec, text_=text or f"{tool} {json.dumps(arguments)}",
-                                    language=lang, plan=plan, calls=[call], context=context or {},
-                                    privileges=list(privileges), new_thread=created, supersede=False)
-        if session_taint and not created:
-            run_taint_carry(progress.run)
-        if on_run is not None:
-            on_run(progress.run.id)
-        prepared = advance_segment(u, progress, spec, withdrawn, steps)
-        if prepared is None:
-            reply_write(u, progress)
+    try:
+        with unit(thread_id, lock=False) as u:
+            thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=spec.name)
+            run_id = new_id("r")
+            taken = replay_take_new(replay, thread_id=thread_id, run_id=run_id) if replay is not None else None
+            progress, steps, _ = run_start(u, thread=thread, agent=spec, text_=text or f"{tool} {arguments}",
+                                        language=lang, plan=plan, calls=[call], context=context or {},
+                                        privileges=list(privileges), new_thread=created, supersede=False,
+                                        run_id=run_id)
+            progress.replay_id = taken.pk if taken is not None else None
+            if session_taint and not created:
+                run_taint_carry(progress.run)
+            prepared = advance_segment(u, progress, spec, withdrawn, steps)
+            if prepared is None:
+                reply_write(u, progress)
+    except Replayed as again:
+        return replayed_answer(again.row)
     if prepared is not None:
         run_advance(progress, prepared=prepared)
     return answer_of(progress)
@@ -110,8 +128,8 @@ def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dic
 
 def pause_answer(*, thread_id: str, pause_id: str | None, decision: str, token: str, answer: Any = None,
                  by: str = "", via: str = "", check_token: bool = True,
-                 session_hash: str | None = None) -> dict[str, Any]:
-    """Answer one pause of the thread; the others stay open (SPEC §7). A
+                 session_hash: str | None = None) -> Answer:
+    """Answer one pause of the thread; the others stay open (docs/http-api.md). A
     refused answer (409, 422) still commits what its checks closed (a pause
     found past its deadline) and changes nothing else. ``pause_id`` None: the
     thread's oldest open pause not past its deadline, found in the answer's
@@ -128,16 +146,25 @@ def pause_answer(*, thread_id: str, pause_id: str | None, decision: str, token: 
         except (Stale, InvalidDecision, InvalidAnswer) as err:
             error = err
         else:
-            follow = decision_apply(u, progress, pause, decision, value)
-            if follow in (Follow.STEPS, Follow.CLAIM):  # the next steps in this unit: the claim commits with the
-                # call's receipt; the steps are the ones read with the pause, kept current as the unit changed them
-                prepared = _steps_next(u, progress, steps, approved=pause.step if follow is Follow.CLAIM else None)
-            elif follow is Follow.REPLY:
-                reply_write(u, progress)
+            follow, prepared = answer_apply(u, progress, pause, steps, decision, value)
     if error is not None:
         raise error
-    _carry_on(progress, follow, prepared)
+    carry_on(progress, follow, prepared)
     return answer_of(progress)
+
+
+def answer_apply(u: Any, progress: Progress, pause: Interrupt, steps: list[Step], decision: str,
+                 value: Any) -> tuple[Follow, Prepared | None]:
+    """Inside the answer's unit, after its claim: the decision applied, and the
+    run's next steps taken up to the call to send where they follow in this unit."""
+    follow = decision_apply(u, progress, pause, decision, value)
+    prepared = None
+    if follow in (Follow.STEPS, Follow.CLAIM):  # the next steps in this unit: the claim commits with the
+        # call's receipt; the steps are the ones read with the pause, kept current as the unit changed them
+        prepared = _steps_next(u, progress, steps, approved=pause.step if follow is Follow.CLAIM else None)
+    elif follow is Follow.REPLY:
+        reply_write(u, progress)
+    return follow, prepared
 
 
 def _steps_next(u: Any, progress: Progress, steps: list[Step], approved: Step | None) -> Prepared | None:
@@ -155,24 +182,23 @@ def _steps_next(u: Any, progress: Progress, steps: list[Step], approved: Step | 
     return prepared
 
 
-def _carry_on(progress: Progress, follow: Follow, prepared: Prepared | None) -> None:
+def carry_on(progress: Progress, follow: Follow, prepared: Prepared | None) -> None:
     """After the answer's commit: what ``decision_apply`` said follows."""
     if follow in (Follow.STEPS, Follow.CLAIM) and prepared is not None:
         run_advance(progress, prepared=prepared)
     elif follow is Follow.FLOW:
         run_advance(progress)
     elif follow is Follow.SAGA:
-        saga_run(progress)  # undo what the run did (SPEC §8), after the claim
+        saga_run(progress)  # undo what the run did (docs/http-api.md, rollback), after the claim
     elif follow is Follow.MODEL:
         delegate_run(progress)
 
 
 def pause_edit(*, pause_id: str, token: str, values: dict[str, str], by: str, via: str = Interrupt.Via.CONSOLE,
-               origin: str = "staff") -> dict[str, Any]:
-    """Change argument values of an open confirm (the console; an AG-UI
-    client's ``editedArgs``): checked first; taken, the old pause closes as
-    ``edited`` and the call waits again as a new proposal, the changed
-    values of ``origin``."""
+               origin: str = "staff") -> Answer:
+    """Change argument values of an open confirm (the console): checked
+    first; taken, the old pause closes as ``edited`` and the call waits again
+    as a new proposal, the changed values of ``origin``."""
     thread_id = Interrupt.objects.filter(pk=pause_id).values_list("thread_id", flat=True).first()
     if thread_id is None:
         raise NotFound(DETAIL_NO_PAUSE)
@@ -184,6 +210,10 @@ def pause_edit(*, pause_id: str, token: str, values: dict[str, str], by: str, vi
     return answer_of(progress)
 
 
-def run_read(run_id: str) -> dict[str, Any]:
-    """SPEC §10's message answer for a run as it stands (no reply of its own)."""
-    return run_answer(Run.objects.get(pk=run_id))
+def run_read(run_id: str) -> Answer:
+    """A run's ``Answer`` as it stands (no reply of its own); else the 404 of a run that does not exist."""
+    run = Run.objects.filter(pk=run_id).first()
+    if run is None:
+        raise NotFound()
+    return run_answer(run)
+

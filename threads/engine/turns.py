@@ -15,22 +15,28 @@ from typing import Any
 
 from django.db import connection
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.plan import Call, Plan
 from threads.engine.advance import Decision, advance_segment, run_advance, step_apply, step_check
+from threads.engine.deadlines import pause_expire_in
 from threads.engine.execute import Prepared
 from threads.engine.lifecycle import run_status_set, step_status_set, steps_status_set
-from threads.engine.pauses import pause_close, pause_open
+from threads.engine.pauses import overdue, pause_close, pause_open, present, thread_pauses
 from threads.engine.progress import Progress, new_id
+from threads.engine.replays import ReplayKey, replay_take_new
 from threads.engine.replies import reply_write
 from threads.engine.steps import steps_build
 from threads.engine.unit import Unit, unit
-from threads.errors import NotFound
+from threads.errors import NotFound, PausesPending
 from threads.keys import thread_name
 from threads.models import Event, Interrupt, Message, Run, Step, Thread
 from threads.texts import text
+
+DETAIL_PENDING = _("Calls in this thread wait for an answer ({ids}): answer each of them before writing a "
+                   "new message.")
 
 
 def thread_open(*, thread_id: str, session_hash: str, agent: str) -> tuple[Thread, bool]:
@@ -67,9 +73,15 @@ def turn_submit(
     context: dict[str, Any] | None = None,
     privileges: list[str] | tuple[str, ...] = (),
     agent_name: str | None = None,
+    replay: ReplayKey | None = None,
+    if_nothing_waits: bool = False,
 ) -> Progress:
     """A turn: planned, then stored and decided in one unit; a call the turn
-    must send is claimed in it and sent after (``run_advance``)."""
+    must send is claimed in it and sent after (``run_advance``). ``replay``:
+    the turn's row in the replay journal, taken in the same unit (``Replayed``
+    when the same turn was taken before: nothing is stored). ``if_nothing_waits``:
+    refused (``PausesPending``) while a pause of the thread waits, checked under
+    the thread's lock, instead of setting what waits aside."""
     agent = registry.get_agent(agent_name)
     lang = registry.choose_language(agent, language)
     withdrawn = registry.withdrawn_tools(agent)
@@ -79,11 +91,16 @@ def turn_submit(
         plan = registry.selector_for(agent).plan(text_, language=lang, context=context or {}, exclude=withdrawn)
     with unit(thread_id, lock=False) as u:
         thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=agent.name)
+        run_id = new_id("r")
+        taken = replay_take_new(replay, thread_id=thread_id, run_id=run_id) if replay is not None else None
+        if if_nothing_waits and not created:
+            nothing_waits(u, thread_id)
         taken_up = plan.read and not agent.steps  # its steps taken up in this unit
         progress, steps, first = run_start(
             u, thread=thread, agent=agent, text_=text_, language=lang, plan=plan, calls=list(plan.calls),
             context=context or {}, privileges=list(privileges), new_thread=created,
-            withdrawn=withdrawn if taken_up else None)
+            withdrawn=withdrawn if taken_up else None, run_id=run_id)
+        progress.replay_id = taken.pk if taken is not None else None
         prepared = None
         if not plan.read:
             unread_answer(u, progress, agent)
@@ -101,8 +118,8 @@ def turn_submit(
 
 def run_start(u: Unit, *, thread: Thread, agent: AgentSpec, text_: str, language: str, plan: Plan,
               calls: list[Call], context: dict[str, Any], privileges: list[str],
-              new_thread: bool = False, supersede: bool = True,
-              withdrawn: frozenset[str] | None = None) -> tuple[Progress, list[Step], Decision | None]:
+              new_thread: bool = False, supersede: bool = True, withdrawn: frozenset[str] | None = None,
+              run_id: str | None = None) -> tuple[Progress, list[Step], Decision | None]:
     """Inside ``u``: what waited in the thread set aside (a person's new turn;
     ``supersede=False`` for a call an agent proposes, which waits beside the
     others), then the run, the message, its ``turn`` event and the calls as
@@ -118,7 +135,7 @@ def run_start(u: Unit, *, thread: Thread, agent: AgentSpec, text_: str, language
     updated after; nothing is then returned to carry out."""
     superseded = [] if new_thread or not supersede else thread_supersede(u, thread)
     run = Run(
-        id=new_id("r"), thread=thread, agent=agent.name, language=language, text=text_,
+        id=run_id or new_id("r"), thread=thread, agent=agent.name, language=language, text=text_,
         plan={**plan.to_json(), **({"steps": agent.steps} if agent.steps else {})}, context=context,
         privileges=sorted(set(privileges)),
     )
@@ -144,6 +161,20 @@ def run_start(u: Unit, *, thread: Thread, agent: AgentSpec, text_: str, language
     run.save(force_insert=True)
     message.save(force_insert=True)
     return progress, steps, first[1] if first else None
+
+
+def nothing_waits(u: Unit, thread_id: str) -> None:
+    """Inside a unit holding the thread's lock: refuse new input while a pause
+    of the thread waits (those past their deadline are closed first)."""
+    pauses = thread_pauses(thread_id)
+    late = overdue(pauses)
+    now = timezone.now()
+    for pause in late:
+        pause_expire_in(u, pause, now)
+    waiting = [p for p in pauses if p not in late]
+    if waiting:
+        raise PausesPending(str(DETAIL_PENDING).format(ids=", ".join(p.id for p in waiting)),
+                            waiting=[present(p) for p in waiting])
 
 
 def thread_supersede(u: Unit, thread: Thread) -> list[str]:

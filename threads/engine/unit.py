@@ -25,7 +25,8 @@ of (a new pause, an expiry, an escalation) are handed to the notifier inside
 the transaction, so its durable outbox rows commit exactly when the pause
 does; the handles it gives back stay on the unit (``notices``) for the caller,
 which asks after commit what could not be delivered at once
-(``not_notified``). Nothing of this lives in a thread-local: whoever writes
+(``not_notified``). The pauses it closed are told to the pause listeners
+after commit (``notify.PauseClosed``). Nothing of this lives in a thread-local: whoever writes
 holds the unit. A block that raises writes nothing.
 """
 
@@ -34,12 +35,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from django.db import connection, transaction
 
 from threads.engine.events import events_write
-from threads.engine.notify import notifier
+from threads.engine.notify import PauseClosed, notifier, pauses_closed_tell
 from threads.engine.rows import statement
 from threads.models import Event, Interrupt, Thread
 
@@ -51,6 +53,7 @@ class Unit:
     thread_id: str
     events: list[Event] = field(default_factory=list)
     notices: list[Any] = field(default_factory=list)
+    closed: list[PauseClosed] = field(default_factory=list)
 
     def event(self, type_: str, data: dict[str, Any]) -> Event:
         """Append to the thread's trace; stored with the unit's other events as it closes."""
@@ -63,6 +66,13 @@ class Unit:
         told = notifier()
         if told is not None:
             self.notices.extend(told.store(pause, notice))
+
+    def pause_closed(self, pause: Interrupt) -> None:
+        """``pause`` closed in this unit: its listeners are told after commit."""
+        self.closed.append(PauseClosed(
+            pause=pause.id, thread=pause.thread_id, run=pause.run_id, kind=pause.kind, status=pause.status,
+            decision=pause.decision, by=pause.answered_by, via=pause.answered_via,
+            mirrored=bool(pause.payload.get("handback"))))
 
 
 _LOCK_SQL = statement(lambda: (f"SELECT 1 FROM {connection.ops.quote_name(Thread._meta.db_table)}"
@@ -91,3 +101,5 @@ def unit(thread_id: str, *, lock: bool = True, notices: list[Any] | None = None)
         yield work
         if work.events:
             events_write(thread_id, work.events)
+        if work.closed:
+            transaction.on_commit(partial(pauses_closed_tell, work.closed))
