@@ -26,7 +26,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from threads.engine import Answer, ReplayKey, replay_keep
+from threads.engine import Answer, ReplayKey, replay_keep, replay_release
 from threads.errors import BadRequest, IdempotencyInProgress, IdempotencyMismatch
 
 HEADER = "Idempotency-Key"
@@ -59,7 +59,11 @@ def answered(answer: Answer, asked: ReplayKey) -> tuple[int, Any, dict[str, str]
     if earlier is None:
         body = answer.to_json()
         if answer.replay_id is not None:
-            replay_keep(answer.replay_id, {"status": 200, "body": body})
+            try:
+                replay_keep(answer.replay_id, {"status": 200, "body": body})
+            except BaseException:
+                replay_release(answer.replay_id)  # the same key again gets what the turn became
+                raise
         return 200, body, {}
     if not earlier.asked_the_same(asked.fingerprint):
         raise IdempotencyMismatch()

@@ -3,9 +3,11 @@ agent also at ``/mcp/``), mounted in the ASGI application in front of Django
 (``stalwart_site.routing``).
 
 A call's outcome is marked delivered (``calls.delivered``) only once the
-request that carried it was answered whole while its client was still
-connected: a client that died with its call held never saw the result, and
-the same call from it later gets it instead of a second pause.
+response carrying its result was sent while its client was still connected
+(the handler names the call on the request's scope just before it returns;
+the next response body sent is its result): a client that died with its
+call held never saw the result, and the same call from it later gets it
+instead of a second pause.
 
 Who may call: a request carries ``Authorization: Bearer <key>``, a key an
 operator made in the console (``doors.mcp.clients``), checked on every
@@ -139,7 +141,8 @@ class McpApp:
         if mounted is None:
             mounted = self.mounted[name] = _Mounted(name)
         await mounted.started()
-        deliveries: list[int] = []  # the calls whose outcome this request's response carries
+        deliveries: list[int] = []  # the calls whose outcome this request's response is about to carry
+        taken: list[int] = []  # ... and whose result went out to a client still there
         gone = asyncio.Event()
 
         async def watched() -> Any:
@@ -148,13 +151,17 @@ class McpApp:
                 gone.set()
             return message
 
+        async def sending(message: dict[str, Any]) -> None:
+            await send(message)
+            body = message.get("body") or b""
+            if deliveries and not gone.is_set() and b'"id":' in body and (b'"result"' in body or b'"error"' in body):
+                taken.extend(deliveries)  # the response to the held call: sent while its client was there
+                deliveries.clear()
+
         await mounted.manager.handle_request(
-            {**scope, "stalwart_mcp_client": client, "stalwart_mcp_deliveries": deliveries}, watched, send)
-        # Sent whole to a client still there: its transport took the outcomes. A client that went away
-        # first (killed while its call was held) never got them: the same call gets them again.
-        if deliveries and not gone.is_set():
-            for replay_id in deliveries:
-                await db(calls.delivered)(replay_id)
+            {**scope, "stalwart_mcp_client": client, "stalwart_mcp_deliveries": deliveries}, watched, sending)
+        for replay_id in taken:
+            await db(calls.delivered)(replay_id)
 
 
 mcp_app = McpApp()

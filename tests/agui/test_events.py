@@ -11,16 +11,18 @@ from ag_ui.core import Event
 from pydantic import TypeAdapter
 
 from doors.agui import events as ev
+from threads.engine import PauseView, StepView
 
 
-def make_pause(**over):
+def make_pause(**over):  # type: ignore[no-untyped-def]
     pause = {"id": "p-1", "kind": "confirm", "tool": "charge_card", "question": "Run charge_card?",
              "arguments": [{"name": "amount", "value": 40, "origin": "typed"},
                            {"name": "order_id", "value": "4411", "origin": "typed"}],
              "reasons": ["write"], "irreversible": False, "choices": ["approve", "skip", "cancel_all"],
              "token": "t" * 64, "step": 1, "run": "r-1"}
+    extra = {k: over.pop(k) for k in ("ask",) if k in over}
     pause.update(over)
-    return pause
+    return PauseView(**pause, extra=extra)
 
 
 SCHEMA = {"properties": {"amount": {"type": "number"}, "order_id": {"type": "string"}}}
@@ -35,7 +37,7 @@ def test_each_kind_has_its_reason(kind, reason):
 
 
 def test_an_interrupt_carries_the_call_its_deadline_and_token_and_round_trips():
-    interrupt = ev.interrupt_of(make_pause(), expires_at=datetime(2026, 12, 1, 12, 0, tzinfo=UTC),
+    interrupt = ev.interrupt_of(make_pause(expires_at=datetime(2026, 12, 1, 12, 0, tzinfo=UTC)),
                                 tool_schema=SCHEMA)
     assert interrupt.tool_call_id == "r-1-1" and interrupt.expires_at == "2026-12-01T12:00:00Z"
     assert interrupt.metadata["stalwart"]["token"] == "t" * 64
@@ -67,7 +69,8 @@ def test_a_choice_question_takes_an_index_in_range():
 
 
 def test_a_refusal_result_says_its_rule_and_sentence():
-    step = {"step": 2, "tool": "refund_card", "status": "refused", "arguments": []}
-    result = ev.tool_result(step, "r-1", [{"step": 2, "rule": "privilege:refunds", "sentence": "Not yours."}])
+    step = StepView(step=2, tool="refund_card", kind="write", status="refused", arguments=[], reasons=[],
+                    rule="privilege:refunds", sentence="Not yours.")
+    result = ev.tool_result(step, "r-1")
     assert result.tool_call_id == "r-1-2" and json.loads(result.content) == {
         "status": "refused", "rule": "privilege:refunds", "sentence": "Not yours."}

@@ -5,12 +5,15 @@ nothing new (issue 14)."""
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
+from doors.http.idempotency import DETAIL_BAD_KEY, answered, replay_key
 from tests.support.server import Browser, Server
 from threads.errors import IdempotencyInProgress, IdempotencyMismatch
-from doors.http.idempotency import DETAIL_BAD_KEY, fingerprint, idempotency_begin, idempotency_finish
+from threads.models import Replay, Run
 
 RUN = uuid.uuid4().hex[:8]
 
@@ -79,35 +82,51 @@ def test_a_malformed_key_is_400(server, key):
     browser.close()
 
 
-@pytest.mark.django_db
-def test_a_retry_while_the_first_is_still_running_is_409_then_replays_once_done():
-    held = {"session_hash": "s" * 64, "key": "k-409"}
-    mark = fingerprint("t-1", {"text": "charge 40 to order 4411"})
-    assert idempotency_begin(**held, fingerprint=mark) is None
-    with pytest.raises(IdempotencyInProgress):
-        idempotency_begin(**held, fingerprint=mark)
-    idempotency_finish(**held, status=200, body={"run": "r-1"})
-    replay = idempotency_begin(**held, fingerprint=mark)
-    assert replay is not None and replay.status == 200 and replay.body == {"run": "r-1"}
+def turn_with(key: str, text: str = "charge 40 to order 4411", thread: str = "t-1"):  # type: ignore[no-untyped-def]
+    from threads.engine import turn_submit
+    from threads.keys import thread_key
 
-
-@pytest.mark.django_db
-def test_a_key_older_than_a_day_is_forgotten():
-    from datetime import timedelta
-
-    from threads.models import IdempotencyKey
-
-    held = {"session_hash": "s" * 64, "key": "k-old"}
-    mark = fingerprint("t-1", {"text": "x"})
-    idempotency_begin(**held, fingerprint=mark)
-    idempotency_finish(**held, status=200, body={"run": "r-1"})
-    row = IdempotencyKey.objects.get(key="k-old")
-    IdempotencyKey.objects.filter(pk=row.pk).update(created_at=row.created_at - timedelta(hours=24, seconds=1))
-    assert idempotency_begin(**held, fingerprint=mark) is None
+    body = {"text": text}
+    asked = replay_key(session_hash="s" * 64, key=key, thread_id=thread, body=body)
+    return asked, turn_submit(thread_id=thread_key(thread, "s" * 64), session_hash="s" * 64, text=text,
+                              replay=asked)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_500_keeps_nothing_so_the_retry_runs(shop_dir, monkeypatch):
+def test_a_retry_while_the_first_is_still_answering_is_409_then_replays_once_kept(shop_dir):
+    asked, first = turn_with("k-409")  # its answer not kept yet: still being answered, on a live worker
+    with pytest.raises(IdempotencyInProgress):
+        answered(turn_with("k-409")[1], asked)
+    assert answered(first, asked)[0] == 200  # kept now
+    status, body, headers = answered(turn_with("k-409")[1], asked)
+    assert (status, body["run"], headers) == (200, first.run, {"Idempotent-Replayed": "true"})
+    assert Run.objects.count() == 1
+    with pytest.raises(IdempotencyMismatch):
+        other, again = turn_with("k-409", text="charge 10 to order 4411")
+        answered(again, other)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_first_answer_whose_worker_died_is_given_as_its_run_stands_never_409_for_ever(shop_dir):
+    asked, first = turn_with("k-dead")
+    Replay.objects.filter(pk=first.replay_id).update(lease_owner="a-worker-that-died",
+                                                     lease_at=timezone.now() - timedelta(minutes=5))
+    status, body, headers = answered(turn_with("k-dead")[1], asked)
+    assert (status, body["run"], headers) == (200, first.run, {"Idempotent-Replayed": "true"})
+    assert [p["tool"] for p in body["waiting"]] == ["charge_card"] and Run.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_key_older_than_a_day_is_forgotten(shop_dir):
+    asked, first = turn_with("k-old", text="show order 4411")
+    answered(first, asked)
+    Replay.objects.filter(pk=first.replay_id).update(created_at=timezone.now() - timedelta(hours=24, seconds=1))
+    _, later = turn_with("k-old", text="show order 4411")
+    assert later.replayed is None and later.run != first.run
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_500_before_the_turn_was_stored_keeps_nothing_so_the_retry_runs(shop_dir, monkeypatch):
     import json
 
     from django.test import Client
@@ -126,3 +145,24 @@ def test_a_500_keeps_nothing_so_the_retry_runs(shop_dir, monkeypatch):
     assert retried.status_code == 200 and "Idempotent-Replayed" not in retried.headers
     again = client.post("/threads/i-5/messages", body, content_type="application/json", **headers)
     assert again.json()["run"] == retried.json()["run"] and again.headers["Idempotent-Replayed"] == "true"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_500_after_the_turn_was_stored_gives_the_retry_that_turn_never_a_second(shop_dir, monkeypatch):
+    import json
+
+    from django.test import Client
+
+    from threads.engine import turns
+
+    client = Client(raise_request_exception=False)
+    body = json.dumps({"text": "show order 4411"})
+    headers = {"HTTP_IDEMPOTENCY_KEY": "k-500-late", "HTTP_STALWART_SESSION": "s" * 24}
+    real = turns.run_advance
+    monkeypatch.setattr(turns, "run_advance", lambda *a, **kw: 1 / 0)  # stored, then the read's send fails
+    failed = client.post("/threads/i-6/messages", body, content_type="application/json", **headers)
+    assert failed.status_code == 500 and Run.objects.count() == 1
+    monkeypatch.setattr(turns, "run_advance", real)
+    retried = client.post("/threads/i-6/messages", body, content_type="application/json", **headers)
+    assert retried.status_code == 200 and retried.headers["Idempotent-Replayed"] == "true"
+    assert retried.json()["run"] == Run.objects.get().id and Run.objects.count() == 1

@@ -44,7 +44,7 @@ from threads.engine.lifecycle import step_status_set
 from threads.engine.notify import not_notified
 from threads.engine.progress import Progress, new_id
 from threads.engine.reads import replayed_answer, run_answer
-from threads.engine.replays import Replayed, ReplayKey, replay_take_new
+from threads.engine.replays import Replayed, ReplayKey, replay_release, replay_take_new
 from threads.engine.replies import reply_write
 from threads.engine.saga import saga_run
 from threads.engine.steps import run_taint_carry
@@ -122,7 +122,12 @@ def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dic
     except Replayed as again:
         return replayed_answer(again.row)
     if prepared is not None:
-        run_advance(progress, prepared=prepared)
+        try:
+            run_advance(progress, prepared=prepared)
+        except BaseException:
+            if progress.replay_id is not None:  # stored, then failed: the same call again gets what it became
+                replay_release(progress.replay_id)
+            raise
     return answer_of(progress)
 
 

@@ -26,7 +26,7 @@ from threads.engine.execute import Prepared
 from threads.engine.lifecycle import run_status_set, step_status_set, steps_status_set
 from threads.engine.pauses import overdue, pause_close, pause_open, present, thread_pauses
 from threads.engine.progress import Progress, new_id
-from threads.engine.replays import ReplayKey, replay_take_new
+from threads.engine.replays import ReplayKey, replay_release, replay_take_new
 from threads.engine.replies import reply_write
 from threads.engine.steps import steps_build
 from threads.engine.unit import Unit, unit
@@ -113,7 +113,12 @@ def turn_submit(
                 reply_write(u, progress)
     if progress.reply is not None:
         return progress
-    return run_advance(progress, prepared=prepared)  # a call to send, or a team's steps to replay
+    try:
+        return run_advance(progress, prepared=prepared)  # a call to send, or a team's steps to replay
+    except BaseException:
+        if progress.replay_id is not None:  # stored, then failed: the same turn again gets what it became
+            replay_release(progress.replay_id)
+        raise
 
 
 def run_start(u: Unit, *, thread: Thread, agent: AgentSpec, text_: str, language: str, plan: Plan,
