@@ -10,9 +10,11 @@ from typing import Any
 import httpx
 import pytest
 
-from catalogue import llm as m
 from catalogue import questions
-from catalogue.llm import ModelAnswer, ModelConfig, delegate, read_completion
+from catalogue.llm import delegate
+from catalogue.llm import messages as m
+from catalogue.llm.reply import read_completion
+from catalogue.llm.values import ModelAnswer, ModelConfig
 from catalogue.plan import Argument, Call
 from catalogue.tools import Tool
 from tests.fakes.chat_server import (

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from catalogue.llm import MESSAGES
+from catalogue.llm.messages import MESSAGES
 from examples.shop import tools as shop
 from tests.conftest import SHOP
 from tests.fakes.chat_server import FakeChatServer, clarify_reply, text_reply, tool_calls_reply
