@@ -21,12 +21,12 @@ from typing import Any
 import httpx
 import pytest
 
+from doors.http.api import DETAIL_NO_OPERATOR_TOKEN
 from examples.shop import tools as shop
 from tests.e2e.conftest import on_postgres
 from tests.fakes.chat_server import FakeChatServer, Reply, text_reply
 from tests.support.server import SHOP, Browser, Server
 from tests.support.workers import database_of_its_own
-from doors.http.api import DETAIL_NO_OPERATOR_TOKEN
 
 pytestmark = pytest.mark.server
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.server import Server
 from doors.http.api import DETAIL_OPERATOR, OPERATOR_LIMIT
+from tests.support.server import Server
 
 pytestmark = pytest.mark.server
 

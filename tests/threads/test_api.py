@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from doors.http.api import DETAIL_TURN_TOO_LONG
 from examples.shop import tools as shop
 from stalwart_site.errors import DETAIL_BAD_JSON
-from doors.http.api import DETAIL_TURN_TOO_LONG
 from threads.keys import thread_key
 from threads.models import Thread
 from threads.selectors import session_hash

@@ -9,7 +9,15 @@ from django.test.utils import CaptureQueriesContext
 
 from examples.shop import tools as shop
 from tests.threads.builders import SESSION, make_pause, make_run, make_step, make_thread, make_waiting
-from threads.engine import ReplayKey, call_propose, pause_answer, pause_edit, replay_delivered, run_read, thread_rollback
+from threads.engine import (
+    ReplayKey,
+    call_propose,
+    pause_answer,
+    pause_edit,
+    replay_delivered,
+    run_read,
+    thread_rollback,
+)
 from threads.engine.lifecycle import LifecycleError, run_status_set, step_status_set
 from threads.engine.pauses import pause_close, present
 from threads.engine.unit import unit
