@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import math
 import multiprocessing as mp
@@ -51,6 +52,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from hitl_worker import FLUSH, prepare, worker  # noqa: E402
+
+from bench import against  # noqa: E402
 
 DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/hitl_bench"
 DEFAULT_PEER_PG_URL = "postgresql://postgres@127.0.0.1:5432/peer_bench"
@@ -75,22 +78,7 @@ def log(message: str) -> None:
 
 
 def pg_ensure(url: str) -> None:
-    """Connect, creating the database if the server answers but it does not exist; else a clear exit."""
-    import psycopg
-    from psycopg import sql
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
-
-    try:
-        psycopg.connect(url, connect_timeout=5).close()
-        return
-    except psycopg.OperationalError as exc:
-        if "does not exist" not in str(exc):
-            raise SystemExit(f"PostgreSQL does not answer at {url}: {str(exc).strip()}\n"
-                             "Start it, pass another --pg-url, or use --store sqlite.") from None
-    name = conninfo_to_dict(url)["dbname"]
-    with psycopg.connect(make_conninfo(url, dbname="postgres"), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    log(f"created database {name}")
+    against.pg_ensure(url, "Start it, pass another --pg-url, or use --store sqlite.")
 
 
 class Probe:
@@ -279,30 +267,13 @@ def run_peer(args: argparse.Namespace) -> dict[str, Any]:
 # --------------------------------------------------------------------------- another checkout
 
 
-def against_python(folder: Path) -> Path:
-    return folder / ".venv" / "bin" / "python"
-
-
-def run_against(args: argparse.Namespace) -> dict[str, Any]:
-    """One round of the other checkout's own bench (its Stalwart paths), in its own virtualenv."""
-    command = [str(against_python(args.against)), "bench/hitl.py", "--store", args.store,
-               "--threads", str(args.threads), "--rounds", "1", "--warmup", str(args.warmup),
-               "--workers", str(args.workers), "--timeout", str(args.timeout)]
-    if args.store == "postgres":
-        command += ["--pg-url", args.against_pg_url]
-    if args.http:
-        command.append("--http")
-    env = {k: v for k, v in os.environ.items() if k not in ("STALWART_DATA_DIR", "DATABASE_URL")}
-    done = subprocess.run(command, cwd=args.against, capture_output=True, text=True, timeout=args.timeout * 4,
-                          env=env)
-    if done.returncode != 0 or not done.stdout.strip():
-        raise RuntimeError(f"the other checkout's bench failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])["rounds"][0]
-
-
 def against_round(args: argparse.Namespace, rnd: int) -> dict[str, Any]:
-    log(f"round {rnd}/{args.rounds}: the other checkout ({args.against.name}) ...")
-    other = run_against(args)
+    """One round of the other checkout's own bench (its Stalwart paths), in its own virtualenv."""
+    argv = ["--store", args.store, "--threads", str(args.threads), "--warmup", str(args.warmup),
+            "--workers", str(args.workers), "--timeout", str(args.timeout),
+            *(["--pg-url", args.against_pg_url] if args.store == "postgres" else []), *(["--http"] if args.http else [])]
+    other = against.other_round(args.against, "hitl.py", argv, rnd, args.rounds,
+                                timeout=args.timeout * 4)["rounds"][0]
     for path in ("desk", "http"):
         if path in other:
             log(f"  {path}: " + "  ".join(f"{op} {other[path][op]['per_s']}/s" for op in OPS))
@@ -315,7 +286,7 @@ def against_ratios(rounds: list[dict[str, Any]], others: list[dict[str, Any]]) -
     for path in ("desk", "http"):
         pairs = [(r[path], o[path]) for r, o in zip(rounds, others, strict=True) if path in r and path in o]
         if pairs:
-            out[path] = {op: round(statistics.median(r[op]["per_s"] / o[op]["per_s"] for r, o in pairs), 3)
+            out[path] = {op: against.median_ratio((r[op]["per_s"] for r, _ in pairs), (o[op]["per_s"] for _, o in pairs))
                          for op in OPS}
     return out
 
@@ -428,6 +399,15 @@ def compare_lines(deltas: dict[str, Any], where: str) -> str:
 # --------------------------------------------------------------------------- main
 
 
+def one_round(args: argparse.Namespace, run: str, rnd: int, paths: list[str]) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    for path in paths:
+        log(f"round {rnd}/{args.rounds}: {path} ...")
+        figures[path] = run_peer(args) if path == "langgraph" else measure(path, args, run, rnd)
+        log("  " + "  ".join(f"{op} {figures[path][op]['per_s']}/s" for op in OPS))
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="postgres")
@@ -444,8 +424,7 @@ def main() -> int:
                              "(default: $TMPDIR/peer-venv)")
     parser.add_argument("--peer-script", type=Path, default=PEER_SCRIPT,
                         help="LangGraph's interrupt/resume bench (langgraph_hitl.py), kept outside this repository")
-    parser.add_argument("--against", type=Path, help="another checkout of Stalwart (with its own .venv) whose "
-                        "bench runs round by round with this one: before and after a change, in one run")
+    parser.add_argument("--against", type=Path, help=against.HELP)
     parser.add_argument("--against-pg-url", default=DEFAULT_AGAINST_PG_URL,
                         help="the other checkout's database (created if missing; its schema may differ)")
     parser.add_argument("--baseline", type=Path, help="a stored JSON (from --out) to compare against")
@@ -463,12 +442,9 @@ def main() -> int:
     if args.peer and not args.peer_script.exists():
         raise SystemExit(f"the peer's script is missing: {args.peer_script} (pass --peer-script)")
     if args.against is not None:
-        args.against = args.against.resolve()
-        if not (args.against / "bench" / "hitl.py").exists() or not against_python(args.against).exists():
-            raise SystemExit(f"--against needs a checkout with bench/hitl.py and its own .venv: {args.against} "
-                             "(git worktree add ../before COMMIT, then its ./scripts/test --co -q once)")
-        if args.store == "postgres" and args.against_pg_url == args.pg_url:
-            raise SystemExit("--against-pg-url must differ from --pg-url (the two schemas may differ)")
+        args.against = against.checkout(args.against, "hitl.py")
+        if args.store == "postgres":
+            against.separate(args.pg_url, args.against_pg_url, "--against-pg-url must differ from --pg-url")
     if args.store == "postgres":
         pg_ensure(args.pg_url)
         if args.peer:
@@ -483,17 +459,11 @@ def main() -> int:
     run, rounds, others = uuid.uuid4().hex[:6], [], []
     paths = ["desk", *(["http"] if args.http else []), *(["langgraph"] if args.peer else [])]
     try:
-        for rnd in range(1, args.rounds + 1):
-            figures: dict[str, Any] = {}
-            if args.against is not None and rnd % 2 == 0:  # who goes first alternates
-                others.append(against_round(args, rnd))
-            for path in paths:
-                log(f"round {rnd}/{args.rounds}: {path} ...")
-                figures[path] = run_peer(args) if path == "langgraph" else measure(path, args, run, rnd)
-                log("  " + "  ".join(f"{op} {figures[path][op]['per_s']}/s" for op in OPS))
-            rounds.append(figures)
-            if args.against is not None and rnd % 2 == 1:
-                others.append(against_round(args, rnd))
+        for rnd in range(1, args.rounds + 1):  # who goes first alternates
+            mine, other = against.alternate(rnd, functools.partial(one_round, args, run, rnd, paths),
+                                            functools.partial(against_round, args, rnd) if args.against else None)
+            rounds.append(mine)
+            others += [other] if other is not None else []
     except BaseException:
         log(f"stopped; the data folder (server logs) is kept: {folder}")
         raise
@@ -510,9 +480,7 @@ def main() -> int:
                     "loadavg_1m_at_start": load_at_start, "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
     }
     if args.against is not None:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=args.against, capture_output=True,
-                                text=True).stdout.strip() or "?"
-        result["against"] = {"folder": str(args.against), "commit": commit, "rounds": others,
+        result["against"] = {"folder": str(args.against), "commit": against.commit(args.against), "rounds": others,
                              "median": medians(others), "ratio": against_ratios(rounds, others)}
     if args.out:  # first, so a closed pipe on stdout cannot lose it
         stored = json.loads(args.out.read_text()) if args.out.exists() else {}

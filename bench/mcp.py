@@ -1,9 +1,10 @@
-"""The MCP gateway's cost (SPEC §15): calls per second through Stalwart's
+"""The MCP gateway's cost (docs/mcp.md): calls per second through Stalwart's
 gateway beside the same tool called directly on the shop's own MCP server,
 with the MCP SDK's client, in the same run.
 
     python bench/mcp.py                      # 200 calls of each kind, 3 rounds, SQLite
     DATABASE_URL=postgres://... python bench/mcp.py --calls 100
+    python bench/mcp.py --calls 50 --against ../before   # before and after a change, one run
 
 Two kinds of call, each through a real ``stalwart serve`` (``/mcp/``) and
 directly on ``python -m examples.shop.mcp_server --http PORT`` (the same
@@ -21,6 +22,16 @@ long a call takes). Printed: calls/s, p50 and p99 per path, the ratio of the
 gateway's rate to the direct one, and the latency the gateway adds per call
 (p50 against p50); the last stdout line is one JSON object. Nothing here
 asserts a time.
+
+``--against DIR`` (docs/benchmarks.md; bench/against.py): another checkout of
+Stalwart, with its own ``.venv``, runs its own bench/mcp.py with the same
+``--calls`` and ``--rounds 1`` between this tree's rounds, who goes first
+alternating, in a data folder of its own and, on PostgreSQL, a database of
+its own (``--against-pg-url``, by default DATABASE_URL's name with
+``_against``). Then printed: per kind and path, each side's median calls/s
+and p50 and the median of the per-round ratios of the rates (this tree's over
+the other's); the direct path is the same shop in both, so its ratio is the
+noise between the two sides.
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +54,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # This file's own folder first on the path would make `import mcp` this file: the SDK is meant.
 sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent)]
 
+from bench import against  # noqa: E402
 from tests.support.mcp import gateway_agent_file, mcp_session  # noqa: E402
 from tests.support.server import Server, free_port  # noqa: E402
 
@@ -93,11 +106,46 @@ def figures(ms: list[float]) -> dict[str, float]:
             "p99_ms": round(ordered[max(0, int(len(ordered) * 0.99) - 1)], 2)}
 
 
+def one_round(paths: dict[str, tuple[str, bool]], orders: Any, calls: int, n: int,
+              rounds: int) -> dict[str, dict[str, list[float]]]:
+    got: dict[str, dict[str, list[float]]] = {"read": {}, "write": {}}
+    for path, (url, elicit) in paths.items():
+        log(f"round {n}/{rounds}: {path} ...")
+        got["read"][path] = asyncio.run(timed(url, "get_order", [{"order_id": "4411"}] * calls, elicit=elicit))
+        writes = [{"order_id": next(orders), "amount": 40} for _ in range(calls)]
+        got["write"][path] = asyncio.run(timed(url, "charge_card", writes, elicit=elicit))
+    return got
+
+
+def rates(medians: dict[str, dict[str, Any]]) -> against.Rates:
+    """One round's calls/s and p50 per kind and path, as ``--against`` compares them."""
+    return {f"{kind} {path}": {"per_s": medians[kind][path]["per_s"], "p50_ms": medians[kind][path]["p50_ms"]}
+            for kind in ("read", "write") for path in ("gateway", "direct")}
+
+
+def other_round(args: argparse.Namespace, env: dict[str, str], n: int) -> against.Rates:
+    got = rates(against.other_round(args.against, "mcp.py", ["--calls", str(args.calls)], n, args.rounds,
+                                    timeout=3600, env=env)["median"])
+    against.log_rates(got, "/s")
+    return got
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--against", type=Path, help=against.HELP)
+    parser.add_argument("--against-pg-url", help="the other checkout's database when DATABASE_URL is PostgreSQL "
+                        "(created if missing; default: DATABASE_URL's name with _against)")
     args = parser.parse_args()
+    database_url = os.environ.get("DATABASE_URL", "")
+    other_env: dict[str, str] = {}
+    if args.against is not None:
+        args.against = against.checkout(args.against, "mcp.py")
+        if database_url.startswith("postgres"):
+            other_env["DATABASE_URL"] = args.against_pg_url or against.other_database(database_url)
+            against.separate(database_url, other_env["DATABASE_URL"], "--against-pg-url must differ from DATABASE_URL")
+            against.pg_ensure(other_env["DATABASE_URL"])
     folder = Path(tempfile.mkdtemp(prefix="stalwart-bench-mcp-"))
     data = folder / "data"
     data.mkdir()
@@ -109,19 +157,16 @@ def main() -> None:
     direct = subprocess.Popen([sys.executable, "-m", "examples.shop.mcp_server", "--http", str(port)], cwd=ROOT,
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rounds: list[dict[str, dict[str, list[float]]]] = []
+    others: list[against.Rates] = []
     try:
         with Server(data, agent_file=agent, env={"STALWART_WORKERS": "1"}) as gateway:
             time.sleep(2)  # the shop's server starting
             paths = {"gateway": (f"{gateway.url}/mcp/Counter/", True), "direct": (f"http://127.0.0.1:{port}/mcp", False)}
-            for n in range(args.rounds):
-                got: dict[str, dict[str, list[float]]] = {"read": {}, "write": {}}
-                for path, (url, elicit) in paths.items():
-                    log(f"round {n + 1}/{args.rounds}: {path} ...")
-                    got["read"][path] = asyncio.run(timed(url, "get_order", [{"order_id": "4411"}] * args.calls,
-                                                          elicit=elicit))
-                    writes = [{"order_id": next(orders), "amount": 40} for _ in range(args.calls)]
-                    got["write"][path] = asyncio.run(timed(url, "charge_card", writes, elicit=elicit))
+            for n in range(1, args.rounds + 1):  # with --against, who goes first alternates
+                got, other = against.alternate(n, partial(one_round, paths, orders, args.calls, n, args.rounds),
+                                               partial(other_round, args, other_env, n) if args.against else None)
                 rounds.append(got)
+                others += [other] if other is not None else []
     finally:
         direct.terminate()
         direct.wait(timeout=10)
@@ -130,7 +175,7 @@ def main() -> None:
         median[kind] = {}
         for path in ("gateway", "direct"):
             per_round = [figures(r[kind][path]) for r in rounds]
-            median[kind][path] = {k: statistics.median(f[k] for f in per_round) for k in per_round[0]}
+            median[kind][path] = {k: round(statistics.median(f[k] for f in per_round), 2) for k in per_round[0]}
         g, d = median[kind]["gateway"], median[kind]["direct"]
         median[kind]["ratio"] = round(g["per_s"] / d["per_s"], 3)
         median[kind]["added_ms_p50"] = round(g["p50_ms"] - d["p50_ms"], 2)
@@ -141,8 +186,13 @@ def main() -> None:
         m = median[kind]
         print(f"{label:<24}{m['gateway']['per_s']:>11}{m['direct']['per_s']:>10}{m['ratio']:>8}"
               f"{m['gateway']['p50_ms']:>9}{m['direct']['p50_ms']:>9}{m['added_ms_p50']:>10}")
-    print(json.dumps({"bench": "stalwart_mcp", "database": database, "calls": args.calls, "rounds": args.rounds,
-                      "median": median, "loadavg_1m": round(os.getloadavg()[0], 2)}))
+    result = {"bench": "stalwart_mcp", "database": database, "calls": args.calls, "rounds": args.rounds,
+              "median": median, "loadavg_1m": round(os.getloadavg()[0], 2)}
+    if args.against is not None:
+        mine = [rates({k: {p: figures(ms) for p, ms in r[k].items()} for k in r}) for r in rounds]
+        result["against"] = against.summary(args.against, mine, others)
+        print(against.lines(result["against"], "/s"))
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

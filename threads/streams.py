@@ -33,8 +33,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from asgiref.sync import sync_to_async
-from django.db import connections
+from channels.db import database_sync_to_async
 from django.utils.translation import gettext_lazy as _
 
 from threads.engine.events import EventType
@@ -53,19 +52,14 @@ DETAIL_LAST_EVENT_ID = _("Last-Event-ID is the number of the last event received
 
 
 def db_call(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
-    """``fn`` on the shared worker pool, its connection closed after.
+    """``fn`` as Channels runs the ORM from async code (``database_sync_to_async``:
+    its connection closed after, back to the pool), on the shared worker pool.
 
     Not thread-sensitive: under Django's ASGI handler a thread-sensitive call
     would tie the request to a thread of its own for as long as the stream is
     open; outside it, every stream would queue on one thread.
     """
-    def closing(*args: Any, **kwargs: Any) -> T:
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            connections.close_all()
-
-    return sync_to_async(closing, thread_sensitive=False)
+    return database_sync_to_async(fn, thread_sensitive=False)  # type: ignore[no-any-return]
 
 
 def event_dict(seq: int, type_: str, data: Any) -> dict[str, Any]:

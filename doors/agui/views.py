@@ -73,9 +73,12 @@ def _input(request: Request) -> RunAgentInput:
         raise BadRequest(DETAIL_NOT_INPUT.format(reason=f"{where}: {first.get('msg', '')}")) from exc
     if not THREAD_ID_RE.match(data.thread_id):
         raise BadRequest(DETAIL_THREAD_ID)
+    # A NUL cannot be stored (PostgreSQL keeps it in no text or JSON column): refused before anything is,
+    # wherever it is (ids, context, resume, forwarded props), but in what a person wrote (read as a space).
+    said = [{k: v for k, v in m.items() if k != "content"} if isinstance(m, dict) else m
+            for m in body.get("messages") or []]
     try:
-        no_nul(body.get("context"))
-        no_nul(body.get("resume"))
+        no_nul({**body, "messages": said})
     except Exception as exc:
         raise BadRequest(str(exc.args[0] if exc.args else exc)) from exc
     return data
