@@ -87,8 +87,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from stalwart_site.guard import Server  # daphne's, answering what twisted refuses in JSON
 
     name = af.agent(args.agent).name
-    from stalwart_site.context import context_mode
     from doors.mcp.http import mcp_mode
+    from stalwart_site.context import context_mode
 
     print(context_mode(), flush=True)
     print(mcp_mode(), flush=True)

@@ -74,6 +74,7 @@ from threads.engine.replays import (
     replays_find,
     replays_settle,
     replays_settled,
+    replays_take_over,
 )
 from threads.engine.resumes import Answers, PauseAnswer, pauses_answer
 from threads.engine.saga import thread_rollback
@@ -104,7 +105,8 @@ __all__ = [
     "call_propose", "deadlines_sweep", "digest", "edited_by", "handback_close", "handback_edit", "heartbeats",
     "open_pauses", "pause_answer", "pause_change", "pause_edit", "pause_mirror", "pause_read", "pauses_answer",
     "pauses_escalate_due", "pauses_expire_due", "present", "publisher_start", "replay_delivered", "replay_expire",
-    "replay_keep", "replay_release", "replays_find", "replays_settle", "replays_settled", "run_read",
+    "replay_keep", "replay_release", "replays_find", "replays_settle", "replays_settled", "replays_take_over",
+    "run_read",
     "successor_of", "sweep_once", "thread_check", "thread_group", "thread_history", "thread_latest",
     "thread_rollback", "token_for", "turn_submit", "worker_id",
 ]
