@@ -20,7 +20,6 @@ import json
 from typing import Any
 
 import httpx
-
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel

@@ -12,8 +12,8 @@ import pytest
 from django.test import Client
 
 from approvals.admin.answers import MESSAGE_NOT_OFFERED
-from approvals.words import decision_words
 from approvals.webhooks import HEADER, sign
+from approvals.words import decision_words
 from tests.approvals.test_console import answer, make_pause, pause_page
 from tests.approvals.test_console_list import QUEUE, bulk, get
 from tests.langgraph import graphs
