@@ -12,7 +12,7 @@ outbox rows it claims) and runs, on daemon threads of its own:
 - the **sweep**, at start and every ``STALWART_SWEEP_SECONDS``: steps and run
   leases of workers that died (``threads.engine.sweep_once``: each taken by
   one conditional UPDATE, so of several serving processes only one acts),
-  then pauses past their deadline and escalations (SPEC §7.6);
+  then pauses past their deadline and escalations (docs/agent-file.md, deadlines);
 - the **outbox drain**, every second: notices due for this process's
   listeners (``approvals.outbox.outbox_drain``);
 - the **event publisher**: the channel-layer sender the engine's commits hand

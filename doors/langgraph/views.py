@@ -47,6 +47,9 @@ class LangGraphApi(APIView):
     can run or resume a graph, the signature its secret asks for."""
 
     signed = True
+    # Not in the HTTP API's OpenAPI document: the bridge's routes are the graph's, in
+    # docs/langgraph.md (the document describes the routes every Stalwart serves).
+    schema = None
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
