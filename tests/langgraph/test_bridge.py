@@ -156,3 +156,29 @@ def test_a_respond_decision_needs_its_message_and_is_handed_back_as_the_tools_an
     done = resume(bridge, pause, "respond", answer={"message": "Ana was told by phone."})
     assert done["resumed"] is True and graphs.SENT == []
     assert "Ana was told by phone." in done["output"]["messages"][-1]["content"]
+
+
+def test_two_bridges_mirroring_one_interrupt_at_the_same_moment_make_one_mirror():
+    import threading
+
+    from django.db import connection
+
+    bridge = started(("send_email", {"to": "ana@example.com", "body": "hi"}), ("delete_file", {"path": "/tmp/r"}))
+    others = [Bridge(bridge.graph), Bridge(bridge.graph)]  # each its own locks, as two processes have
+    barrier = threading.Barrier(2)
+    seen: list[list[str]] = [[], []]
+
+    def mirror(i: int) -> None:
+        try:
+            barrier.wait()
+            seen[i] = [p["id"] for p in others[i].sync(T)["interrupts"]]
+        finally:
+            connection.close()
+
+    workers = [threading.Thread(target=mirror, args=(i,)) for i in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert seen[0] == seen[1] and len(seen[0]) == 2
+    assert len(journal()) == 1 and Interrupt.objects.count() == 2
