@@ -22,7 +22,9 @@ graph's interrupts). A run is answered as an ``Answer`` (with its
 vocabulary of statuses (``STEP_FINISHED``, ``STEP_ENDED``, ``OUTCOMES``),
 read after the last commit. A door that may see the same call twice names it
 with a ``ReplayKey`` (the replay journal, ``replays``) and keeps its answer
-there (``replay_keep``, ``replay_delivered``, ...). Every pause that closes
+there (``replay_keep``, ``replay_delivered``, ...); one that carries an
+answer back claims its rows (``replays_settle``), and a row a dead worker
+left half settled is taken over (``replays_take_over``). Every pause that closes
 is told after commit to the listeners settings name
 (``STALWART_PAUSE_LISTENERS``, a ``PauseClosed`` notice). The doors import
 nothing else of the engine, nor the run store's models (import-linter
