@@ -1,8 +1,8 @@
 """The LangGraph bridge's cost beside LangGraph's own resume, in one run.
 
-    python bench/lg_bridge.py                      # 200 threads, 3 rounds, SQLite run store
-    python bench/lg_bridge.py --threads 500 --rounds 5
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/lg_bench python bench/lg_bridge.py
+    .venv/bin/python bench/lg_bridge.py                      # 200 threads, 3 rounds, SQLite run store
+    .venv/bin/python bench/lg_bridge.py --threads 500 --rounds 5
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/lg_bench .venv/bin/python bench/lg_bridge.py
 
 The graph is ``tests/langgraph/graphs.py``'s ``mail_agent`` (a real
 ``create_agent`` with ``HumanInTheLoopMiddleware`` over a scripted chat model,
@@ -12,9 +12,10 @@ The graph is ``tests/langgraph/graphs.py``'s ``mail_agent`` (a real
 - ``langgraph``: ``graph.invoke(Command(resume={id: {"decisions": [approve]}}))``,
   LangGraph's own answer path (no claim, no token, no queue);
 - ``bridge``: ``Bridge.sync`` (the interrupt mirrored as a pause: its run,
-  step, pause, events and outbox rows) and ``Bridge.resume`` (the state
-  read, the token checked, the claim, the interrupt's claim, then the same
-  ``Command``).
+  step, pause, events, outbox and replay journal rows) and the resume route's
+  work, ``doors.langgraph.answers.resume`` (the state read, the token
+  checked, the claim; the engine's notice carries the graph on: the
+  journal's claim, then the same ``Command``).
 
 Each round prints ops/s and p50/p99 ms of the resume (and of the mirror),
 and the bridge/LangGraph ratio; the median of the rounds' ratios ends it. A
@@ -74,6 +75,8 @@ def round_langgraph(graph: Any, n: int) -> dict[str, Any]:
 
 
 def round_bridge(bridge: Any, n: int) -> dict[str, Any]:
+    from doors.langgraph import answers
+
     threads = started(bridge.graph, n, f"br-{uuid.uuid4().hex[:6]}")
     mirrored, pauses, begin = [], [], time.perf_counter()
     for t in threads:
@@ -84,8 +87,8 @@ def round_bridge(bridge: Any, n: int) -> dict[str, Any]:
     times, failures, begin = [], 0, time.perf_counter()
     for t, p in zip(threads, pauses, strict=True):
         s = time.perf_counter()
-        done = bridge.resume(t, {"interrupt_id": p["id"], "decision": "approve", "token": p["token"]},
-                             by="bench", via="langgraph")
+        done = answers.resume(bridge, t, {"interrupt_id": p["id"], "decision": "approve", "token": p["token"]},
+                              by="bench", via="langgraph")
         times.append(time.perf_counter() - s)
         failures += 0 if done.get("resumed") else 1
     return {"mirror": figures(mirrored, mirror_wall), "resume": figures(times, time.perf_counter() - begin),
@@ -104,9 +107,10 @@ def main() -> None:
     from django.db import connection
 
     from doors.langgraph.bridge import Bridge
+    from doors.langgraph.bridges import bridge_register
     from tests.langgraph.graphs import mail_agent
 
-    lg_graph, bridge = mail_agent(), Bridge(mail_agent())
+    lg_graph, bridge = mail_agent(), bridge_register(Bridge(mail_agent()))  # served: the notice carries it on
     started(lg_graph, 5, "warm")  # imports and first compiles off the clock
     round_bridge(bridge, 5)
     rounds = []

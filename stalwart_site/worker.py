@@ -12,11 +12,16 @@ outbox rows it claims) and runs, on daemon threads of its own:
 - the **sweep**, at start and every ``STALWART_SWEEP_SECONDS``: steps and run
   leases of workers that died (``threads.engine.sweep_once``: each taken by
   one conditional UPDATE, so of several serving processes only one acts),
-  then pauses past their deadline and escalations (SPEC §7.6);
+  then pauses past their deadline and escalations (docs/agent-file.md, deadlines);
 - the **outbox drain**, every second: notices due for this process's
   listeners (``approvals.outbox.outbox_drain``);
 - the **event publisher**: the channel-layer sender the engine's commits hand
-  their events to (``threads.engine.events``).
+  their events to (``threads.engine.events``);
+- the **LangGraph tick**, every second while this process serves a graph
+  (``doors.langgraph.bridges.tick``): a graph that failed as it resumed is
+  sent again with backoff, and every ``poll`` seconds the graph is carried on
+  where it was answered in another process or left half resumed by a worker
+  that died.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from django.db import close_old_connections
 log = logging.getLogger("stalwart.sweep")
 
 DRAIN_SECONDS = 1.0
+LANGGRAPH_SECONDS = 1.0
 
 
 def tick_seconds() -> float:
@@ -77,8 +83,16 @@ def _drain() -> None:
     outbox_drain()
 
 
+def _langgraph_tick() -> None:
+    """The LangGraph door's tick, when this process serves a graph (``make_app``)."""
+    from doors.langgraph import bridges
+
+    if bridges.registered():
+        bridges.tick()
+
+
 class Worker:
-    """This process's background work: heartbeat, sweep, outbox drain, publisher."""
+    """This process's background work: heartbeat, sweep, outbox drain, publisher, the LangGraph tick."""
 
     def __init__(self) -> None:
         self._stop = threading.Event()
@@ -103,6 +117,7 @@ class Worker:
             self._loop("stalwart-heartbeat", _heartbeat, tick_seconds),
             self._loop("stalwart-sweep", self._sweep_when_due, tick_seconds),
             self._loop("stalwart-outbox-drain", _drain, lambda: DRAIN_SECONDS),
+            self._loop("stalwart-langgraph", _langgraph_tick, lambda: LANGGRAPH_SECONDS),
         ]
         for thread in self._threads:
             thread.start()

@@ -1,8 +1,13 @@
 """``StalwartMiddleware``: Stalwart's check on every tool call of a LangChain
-``create_agent`` agent (SPEC §16).
+``create_agent`` agent (docs/langgraph.md).
 
     agent = create_agent(model, tools=tools, checkpointer=saver,
                          middleware=[StalwartMiddleware(tools)])
+
+(the public class, ``stalwart_site.langgraph.StalwartMiddleware``, starts
+Django and writes the agent file of a list of tools; this one takes an
+agent file's path, included beside the process's own at construction:
+``catalogue.registry.include``, the agent then found by name on any worker.)
 
 Each tool call the model makes is proposed to the engine (``call_propose``,
 its arguments of origin ``model``) against a catalogue made from the agent's
@@ -20,10 +25,12 @@ declarations) or an agent file. What the check decides:
   the pause through the same claim as any answer, and an approved write is
   sent by the engine with its receipt stored first.
 
-The graph's tool call (its thread and the model's tool call id) is kept with
-the run it became (``LangGraphCall``, source ``middleware``), so a node that
-LangGraph runs again on resume finds the run: waiting, it asks again; done,
-its result, and the write is never sent twice.
+The graph's tool call (its thread and the model's tool call id) names the
+proposal in the engine's replay journal (door ``langchain``, kind
+``tool_call``), taken with its run: a node that LangGraph runs again on
+resume proposes the same call and gets that run (``Answer.replayed``):
+waiting, it asks again; done, its result, and the write is never sent twice.
+What the call became is the engine's ``Outcome``.
 """
 
 from __future__ import annotations
@@ -32,39 +39,37 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
 from langgraph.config import get_config
 from langgraph.types import Command, interrupt
 
+from catalogue import registry
+from catalogue.agentfile import load_agent_file
+from threads.errors import Stale
+
+if TYPE_CHECKING:
+    from threads.engine import Outcome
+
+DOOR = "langchain"
 DETAIL_REFUSED = "Stalwart refused {tool} ({rule}): {sentence}"
 DETAIL_SKIPPED = "A person declined {tool}: it was not run. Do not retry it unless they ask."
 DETAIL_FAILED = "{tool} failed: {error}"
 
 
 class StalwartMiddleware(AgentMiddleware):  # type: ignore[type-arg]
-    """See the module's docstring. ``agent_file_or_catalogue``: an agent file's
-    path, or the agent's tools (``BaseTool`` objects); ``agent``: the agent's
-    name (for tools, the catalogue's); ``privileges``: those the agent's calls
-    carry (a privileged tool without its privilege is refused)."""
+    """See the module's docstring. ``agent_file``: the agent file's path (Django
+    set up already); ``agent``: the agent's name in it (None: its first);
+    ``privileges``: those the agent's calls carry (a privileged tool without
+    its privilege is refused)."""
 
-    def __init__(self, agent_file_or_catalogue: str | Path | Iterable[Any], *, agent: str | None = None,
-                 privileges: Iterable[str] = ()) -> None:
+    def __init__(self, agent_file: str | Path, *, agent: str | None = None, privileges: Iterable[str] = ()) -> None:
         super().__init__()
-        from django.apps import apps
-
-        from stalwart_site.bootstrap import setup
-
-        if isinstance(agent_file_or_catalogue, str | Path):
-            path, name = Path(agent_file_or_catalogue), agent
-        else:
-            path, name = _agent_file_of(list(agent_file_or_catalogue), agent or "LangChain"), agent or "LangChain"
-        setup(agent_file=path, agent=name, migrate=not apps.ready)
-        from catalogue import registry
-
-        self.agent_file = str(path)
+        self.agent_file = str(agent_file)
+        registry.include(self.agent_file)
+        name = agent or load_agent_file(self.agent_file).agents[0].name
         self.agent = registry.get_agent(name).name
         self.privileges = tuple(privileges)
 
@@ -89,48 +94,37 @@ class StalwartMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             if not connection.in_atomic_block:
                 connection.close()
 
-    def _checked(self, request: Any) -> Any:
-        from catalogue import registry
-        from doors.mcp.calls import outcome_of
-
-        registry.use(self.agent_file, self.agent)
-        from approvals.models import LangGraphCall
-        from threads.engine import call_propose, pause_answer, run_read
-        from threads.errors import Stale
-        from threads.models import Interrupt
+    def _checked(self, request: Any) -> ToolMessage:
+        # The engine on use: this module is imported before Django starts (the public class starts it).
+        from threads.engine import ReplayKey, Via, call_propose, pause_answer, replay_keep, run_read
 
         call = request.tool_call
         tool, arguments, call_id = str(call["name"]), dict(call.get("args") or {}), str(call.get("id") or "")
         graph_thread, thread_id = self._thread()
-        row = (LangGraphCall.objects.filter(graph=self.agent, graph_thread=graph_thread, tool_call_id=call_id,
-                                            source=LangGraphCall.Source.MIDDLEWARE).first() if call_id else None)
-        if row is not None:  # the node runs again (a resume): the run it became, never a second proposal
-            answer = run_read(row.run_id)
-        else:
-            def record(run_id: str) -> None:  # in the run's own transaction: the run and its record, or neither
-                if call_id:
-                    LangGraphCall.objects.create(run_id=run_id, graph=self.agent, graph_thread=graph_thread,
-                                                 thread_id=thread_id, source=LangGraphCall.Source.MIDDLEWARE,
-                                                 tool_call_id=call_id, status=LangGraphCall.Status.PENDING)
-
-            answer = call_propose(thread_id=thread_id, session_hash=self.session_hash, tool=tool, arguments=arguments,
-                                  origin="model", agent=self.agent, privileges=self.privileges, session_taint=True,
-                                  text=f"{tool} {json.dumps(arguments, default=str)}", on_run=record)
-        outcome = outcome_of(answer)
+        replay = ReplayKey(door=DOOR, kind="tool_call", caller=self.agent, identity=f"{graph_thread}\n{call_id}",
+                           key=call_id, meta={"graph_thread": graph_thread}) if call_id else None
+        answer = call_propose(thread_id=thread_id, session_hash=self.session_hash, tool=tool, arguments=arguments,
+                              origin="model", agent=self.agent, privileges=self.privileges, session_taint=True,
+                              text=f"{tool} {json.dumps(arguments, default=str)}", replay=replay)
+        # The same tool call proposed before (the node runs again on resume): the run it became.
+        replay_id = answer.replayed.id if answer.replayed is not None else answer.replay_id
+        still_open = answer.replayed is None or answer.replayed.status == "open"
+        outcome = answer.outcome()
         if outcome.waits and outcome.pause is not None:
             pause = outcome.pause
             decision = _decision_of(interrupt({
-                "action_requests": [{"name": tool, "args": arguments, "description": pause.get("question", "")}],
+                "action_requests": [{"name": tool, "args": arguments, "description": pause.question}],
                 "review_configs": [{"action_name": tool, "allowed_decisions": ["approve", "reject"]}],
-                "stalwart": {"pause_id": pause["id"], "token": pause["token"]},
+                "stalwart": {"pause_id": pause.id, "token": pause.token},
             }))
             try:
-                answer = pause_answer(thread_id=thread_id, pause_id=pause["id"], decision=decision,
-                                      token=pause["token"], by="langgraph", via=Interrupt.Via.LANGGRAPH)
+                answer = pause_answer(thread_id=thread_id, pause_id=pause.id, decision=decision, token=pause.token,
+                                      by="langgraph", via=Via.LANGGRAPH)
             except Stale:  # answered already (this node ran before, or in the console): what it became
                 answer = run_read(outcome.run)
-            outcome = outcome_of(answer)
-            LangGraphCall.objects.filter(pk=outcome.run).update(status=LangGraphCall.Status.RESUMED)
+            outcome = answer.outcome()
+        if replay_id is not None and still_open and not outcome.waits:
+            replay_keep(replay_id)  # settled: the same call again finds this run, and nothing is held
         return _message(outcome, tool, call_id)
 
 
@@ -143,7 +137,7 @@ def _decision_of(value: Any) -> str:
     return "approve" if value == "approve" else "skip"
 
 
-def _message(outcome: Any, tool: str, call_id: str) -> ToolMessage:
+def _message(outcome: Outcome, tool: str, call_id: str) -> ToolMessage:
     if outcome.status == "done":
         result = outcome.result
         content = result if isinstance(result, str) else json.dumps(result, default=str)
@@ -155,23 +149,3 @@ def _message(outcome: Any, tool: str, call_id: str) -> ToolMessage:
     else:
         text = DETAIL_FAILED.format(tool=tool, error=outcome.error or outcome.status)
     return ToolMessage(content=text, name=tool, tool_call_id=call_id, status="error")
-
-
-def _agent_file_of(tools: list[Any], agent: str) -> Path:
-    """An agent file for ``tools`` in the data folder (its catalogue beside it), written when it changed."""
-    from catalogue.catalogue_file import dump_catalogue
-    from catalogue.langchain import tool_catalogue
-    from stalwart_site.bootstrap import data_dir
-
-    folder = data_dir() / "langgraph"
-    folder.mkdir(parents=True, exist_ok=True)
-    slug = hashlib.sha256(agent.encode()).hexdigest()[:12]
-    catalogue = folder / f"catalogue-{slug}.json"
-    text = dump_catalogue(tool_catalogue(tools, agent=agent))
-    if not catalogue.exists() or catalogue.read_text(encoding="utf-8") != text:
-        catalogue.write_text(text, encoding="utf-8")
-    path = folder / f"agent-{slug}.yaml"
-    body = json.dumps({"agents": [{"name": agent, "on_unread": "refuse", "catalogue": catalogue.name}]})
-    if not path.exists() or path.read_text(encoding="utf-8") != body:
-        path.write_text(body, encoding="utf-8")
-    return path

@@ -1,10 +1,20 @@
-"""What a LangGraph interrupt asks, and what is handed back to it (SPEC §16).
+"""What a LangGraph interrupt asks, and what is handed back to it (docs/langgraph.md).
 
 ``asks_of`` reads an interrupt's value as the pauses ``pause_mirror`` opens
 (an ``HITLRequest``: one ``confirm`` per action request; a ``tool_approval``:
 one ``confirm``; anything else: an ``ask``); ``decision_of`` turns a step's
-kept decision back into the ``HumanInTheLoopMiddleware`` decision the graph
-takes (never an approval for a step no one answered); ``jsonable`` renders a
+recorded decision (the engine's ``StepView``) back into the
+``HumanInTheLoopMiddleware`` decision the graph takes, exactly as recorded:
+
+| recorded | handed back |
+|---|---|
+| ``approve`` | ``{"type": "approve"}`` |
+| ``approve`` after an edit (a later generation) | ``{"type": "edit", "edited_action": {"name", "args"}}`` |
+| ``reject`` (or ``skip``) | ``{"type": "reject", "message"?}`` |
+| ``respond`` with its message | ``{"type": "respond", "message"}`` |
+| nothing (its deadline passed, or it was closed) | ``{"type": "reject", "message": NO_ANSWER}`` |
+
+never an approval for a step no one approved. ``jsonable`` renders a
 graph's output (its messages) as JSON.
 """
 
@@ -16,7 +26,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from threads.models import Step
+from threads.engine import StepStatus, StepView
 from threads.tokens import canonical
 
 HITL_DECISIONS = ["approve", "edit", "reject", "respond"]
@@ -91,18 +101,21 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def decision_of(step: Step) -> dict[str, Any]:
-    result = step.result or {}
-    decision, answer = result.get("decision"), result.get("answer")
-    if not decision:  # no one answered before its deadline (or it was closed): never an approval
-        return {"type": "reject", "message": NO_ANSWER}
-    message = answer.get("message") if isinstance(answer, Mapping) else answer if isinstance(answer, str) else None
-    if decision == "reject":
-        return {"type": "reject", **({"message": message} if message else {})}
-    if decision == "respond":
-        return {"type": "respond", "message": message or ""}
-    if step.generation > 0:  # approved after an edit: the edited call, as HITL takes an edit
-        return {"type": "edit", "edited_action": {"name": step.tool,
-                                                  "args": {a["name"]: a["value"] for a in step.arguments}}}
-    return {"type": "approve"}
+def _message(answer: Any) -> str | None:
+    message = answer.get("message") if isinstance(answer, Mapping) else answer
+    return message if isinstance(message, str) and message.strip() else None
 
+
+def decision_of(step: StepView) -> dict[str, Any]:
+    """What the graph is handed back for one action request (see the module's docstring)."""
+    result = step.result if isinstance(step.result, Mapping) else {}
+    decision, message = result.get("decision"), _message(result.get("answer"))
+    if decision == "approve" and step.status == StepStatus.HANDED_BACK:
+        if step.generation > 0:  # approved after an edit: the edited call, as HITL takes an edit
+            return {"type": "edit", "edited_action": {"name": step.tool, "args": step.values}}
+        return {"type": "approve"}
+    if decision == "respond" and message is not None and step.status == StepStatus.HANDED_BACK:
+        return {"type": "respond", "message": message}
+    if decision in ("reject", "skip"):
+        return {"type": "reject", **({"message": message} if message else {})}
+    return {"type": "reject", "message": NO_ANSWER}  # no one answered it: never an approval

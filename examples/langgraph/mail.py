@@ -1,21 +1,25 @@
 """Stalwart with LangGraph, runnable with no network and no model key:
 
-    pip install -e '.[langgraph]'
-    python -m examples.langgraph.mail          # mirrors, approves and resumes, in this process
+    .venv/bin/pip install -e '.[langgraph]'
+    .venv/bin/python -m examples.langgraph.mail    # mirrors, approves and resumes, in this process
     # or serve the bridge (the console at /admin/):
-    #   daphne -p 8000 examples.langgraph.mail:application
+    #   .venv/bin/daphne -p 8000 examples.langgraph.mail:application
 
 A ``create_agent`` agent with ``HumanInTheLoopMiddleware`` over a fake chat
 model that asks to send one email; the bridge mirrors its interrupt as a
 Stalwart pause, which is approved through Stalwart's claim and token, and the
-graph resumes once.
+graph resumes once. ``main`` calls the bridge's routes (``POST
+/threads/{id}/runs``, ``POST /threads/{id}/resume``) on the application
+``make_app`` returns, in this process, as a client over HTTP would.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
+import httpx
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -47,18 +51,24 @@ def build() -> Any:
                         middleware=[HumanInTheLoopMiddleware(interrupt_on={"send_email": True})])
 
 
+async def approve_once(app: Any) -> None:
+    """Run the graph, print what waits, approve it, print what the graph did."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+        start = (await client.post("/threads/t-1/runs", json={
+            "input": {"messages": [{"role": "user", "content": "Tell Ana it shipped."}]}})).json()
+        pause = start["waiting"][0]
+        print("waiting:", pause["tool"], {a["name"]: a["value"] for a in pause["arguments"]}, pause["choices"])
+        done = (await client.post("/threads/t-1/resume", json={
+            "interrupt_id": pause["id"], "decision": "approve", "token": pause["token"]})).json()
+    print("resumed:", done["resumed"], "->", done["output"]["messages"][-1]["content"])
+    print(json.dumps({"waiting": done["waiting"]}))
+
+
 def main() -> None:
     from stalwart_site.langgraph import make_app
 
-    app = make_app(build(), worker=False)
-    bridge = app.bridge
-    start = bridge.run("t-1", {"input": {"messages": [{"role": "user", "content": "Tell Ana it shipped."}]}})
-    pause = start["waiting"][0]
-    print("waiting:", pause["tool"], {a["name"]: a["value"] for a in pause["arguments"]}, pause["choices"])
-    done = bridge.resume("t-1", {"interrupt_id": pause["id"], "decision": "approve", "token": pause["token"]},
-                         by="example", via="langgraph")
-    print("resumed:", done["resumed"], "->", done["output"]["messages"][-1]["content"])
-    print(json.dumps({"waiting": done["waiting"]}))
+    asyncio.run(approve_once(make_app(build(), worker=False)))
 
 
 def __getattr__(name: str) -> Any:

@@ -1,62 +1,113 @@
-"""Mirrored LangGraph pauses in the console's queue: filtered by source and
-graph, answered with the same buttons and audit, and the graph resumed."""
+"""Mirrored LangGraph pauses in the console's queue: filtered by source and graph,
+answered with the same buttons and audit, and the graph resumed at once whoever
+answered (the console's single and bulk answers, the HTTP API's signed resume)."""
 
 from __future__ import annotations
 
-import pytest
+import html
+import json
+from typing import Any
 
-from approvals import langgraph as bridges
-from doors.langgraph.bridge import Bridge
+import pytest
+from django.test import Client
+
+from approvals.admin.answers import MESSAGE_NOT_OFFERED
+from approvals.webhooks import HEADER, sign
+from approvals.words import decision_words
 from tests.approvals.test_console import answer, make_pause, pause_page
+from tests.approvals.test_console_list import QUEUE, bulk, get
 from tests.langgraph import graphs
-from tests.langgraph.graphs import mail_agent, say
+from tests.langgraph.lg import handed, started
 from tests.support.staff import make_staff
 from threads.models import Interrupt
 
 pytestmark = pytest.mark.django_db(transaction=True)
+G = "g-1"
+SECRET = "channel-s3cret-long-enough-for-a-signing-key"
 
 
 @pytest.fixture
-def mirrored(shop_dir):  # type: ignore[no-untyped-def]
+def mirrored(bridges_forgotten):  # type: ignore[no-untyped-def]
     graphs.SENT.clear()
-    bridge = Bridge(mail_agent())
-    bridge.graph.invoke(say(("send_email", {"to": "ana@example.com", "body": "hi"})), bridge.config("g-1"))
-    yield bridge, bridge.sync("g-1")["interrupts"][0]
-    bridges.bridge_forget(bridge.name)
+    bridge = started(("send_email", {"to": "ana@example.com", "body": "hi"}), thread=G)
+    return bridge, bridge.sync(G)["interrupts"][0]
+
+
+def resumed(bridge: Any) -> bool:
+    return bridge.graph.get_state(bridge.config(G)).interrupts == ()
 
 
 def test_the_queue_filters_by_source_and_graph(mirrored):
     _, pause = mirrored
     own = make_pause("t-own", "charge 40 to order 4411")
     staff = make_staff()
-    everything = staff.get("/admin/threads/interrupt/").content.decode()
+    everything = staff.get(QUEUE).content.decode()
     assert pause["id"] in everything and own["id"] in everything
-    langgraph = staff.get("/admin/threads/interrupt/?source=langgraph").content.decode()
+    langgraph = staff.get(f"{QUEUE}?source=langgraph").content.decode()
     assert pause["id"] in langgraph and own["id"] not in langgraph
-    stalwart = staff.get("/admin/threads/interrupt/?source=stalwart").content.decode()
+    stalwart = staff.get(f"{QUEUE}?source=stalwart").content.decode()
     assert pause["id"] not in stalwart and own["id"] in stalwart
-    by_graph = staff.get("/admin/threads/interrupt/?graph=mail").content.decode()
+    by_graph = staff.get(f"{QUEUE}?graph=mail").content.decode()
     assert pause["id"] in by_graph and own["id"] not in by_graph
-    assert "?graph=mail" in everything  # the graph is offered as a filter
+    assert "graph=mail" in langgraph  # the graph is offered as a filter among the mirrored pauses
 
 
-def test_a_mirrored_pause_answered_in_the_console_resumes_its_graph(mirrored):
+def test_a_mirrored_pause_answered_in_the_console_resumes_its_graph_at_once(mirrored):
     bridge, pause = mirrored
+    given = handed(bridge)
     staff = make_staff()
     page = pause_page(staff, pause["id"])
     assert 'value="approve"' in page and 'value="reject"' in page and 'value="skip"' not in page
     done = answer(staff, pause["id"], page, "approve")
     assert done.status_code == 200 and "Answered: Approve." in done.content.decode()
-    assert graphs.SENT == [{"to": "ana@example.com", "body": "hi"}]
-    assert bridge.graph.get_state(bridge.config("g-1")).interrupts == ()
+    assert graphs.SENT == [{"to": "ana@example.com", "body": "hi"}] and resumed(bridge)
+    assert [list(g.values()) for g in given] == [[{"decisions": [{"type": "approve"}]}]]
     stored = Interrupt.objects.get(pk=pause["id"])
     assert (stored.answered_by, stored.answered_via, stored.decision) == ("ana", "console", "approve")
 
 
-def test_a_rejection_in_the_console_is_handed_back_and_nothing_is_sent(mirrored):
+def test_a_rejection_in_the_console_is_handed_back_as_a_rejection_and_nothing_is_sent(mirrored):
     bridge, pause = mirrored
+    given = handed(bridge)
     staff = make_staff()
     answer(staff, pause["id"], pause_page(staff, pause["id"]), "reject")
-    assert graphs.SENT == []
-    last = bridge.graph.get_state(bridge.config("g-1")).values["messages"][-1]
-    assert "rejected" in str(bridge.graph.get_state(bridge.config("g-1")).values["messages"]) and last.content
+    assert graphs.SENT == [] and resumed(bridge)
+    assert list(given[0].values()) == [{"decisions": [{"type": "reject"}]}]
+    assert "rejected" in str(bridge.graph.get_state(bridge.config(G)).values["messages"])
+
+
+@pytest.mark.parametrize("decision", ["edit", "respond", "skip"])
+def test_defect_5_the_console_refuses_a_decision_its_page_does_not_offer_and_nothing_is_handed_back(
+        mirrored, decision):
+    bridge, pause = mirrored
+    staff = make_staff()
+    refused = answer(staff, pause["id"], pause_page(staff, pause["id"]), decision)
+    said = str(MESSAGE_NOT_OFFERED).format(decision=decision_words(decision))
+    assert said in html.unescape(refused.content.decode())
+    stored = Interrupt.objects.get(pk=pause["id"])
+    assert (stored.status, stored.decision) == (Interrupt.Status.OPEN, "")
+    assert graphs.SENT == [] and not resumed(bridge)
+    done = answer(staff, pause["id"], pause_page(staff, pause["id"]), "approve")  # the twin: offered, taken
+    assert "Answered: Approve." in done.content.decode() and len(graphs.SENT) == 1
+
+
+def test_a_bulk_approval_in_the_console_resumes_each_graph_at_once(mirrored):
+    bridge, pause = mirrored
+    bridge.graph.invoke(graphs.say(("send_email", {"to": "bia@example.com", "body": "yo"})), bridge.config("g-2"))
+    other = bridge.sync("g-2")["interrupts"][0]
+    staff = make_staff()
+    report = bulk(staff, get(staff, f"{QUEUE}?source=langgraph"), "approve_selected", [pause["id"], other["id"]])
+    assert report.status_code == 200 and "Approve: 2 pauses answered." in report.content.decode()
+    assert sorted(s["to"] for s in graphs.SENT) == ["ana@example.com", "bia@example.com"]
+    assert resumed(bridge) and bridge.graph.get_state(bridge.config("g-2")).interrupts == ()
+
+
+def test_a_signed_resume_through_the_http_api_resumes_the_graph_at_once(mirrored, settings):
+    bridge, pause = mirrored
+    settings.STALWART_RESUME_SECRET = SECRET
+    body = json.dumps({"interrupt_id": pause["id"], "decision": "approve", "token": pause["token"]}).encode()
+    done = Client().post(f"/threads/{bridge.thread_of(G)}/resume", data=body, content_type="application/json",
+                         headers={HEADER: sign(body, SECRET)})  # the HTTP API's route, not the bridge's
+    assert done.status_code == 200, done.content
+    assert graphs.SENT == [{"to": "ana@example.com", "body": "hi"}] and resumed(bridge)
+    assert Interrupt.objects.get(pk=pause["id"]).answered_via == "signed_channel"

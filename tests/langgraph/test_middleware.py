@@ -8,6 +8,7 @@ from langgraph.types import Command
 from catalogue.services import withdrawal_create
 from examples.shop import tools as shop
 from tests.langgraph.graphs import say
+from tests.langgraph.lg import journal
 from tests.langgraph.shop_agent import shop_agent
 from threads.models import Interrupt
 
@@ -57,6 +58,17 @@ def test_a_write_whose_node_runs_again_is_sent_once():
     agent.invoke(None, before.config)
     assert len(shop.charges("4411")) == 1
     assert Interrupt.objects.filter(tool="charge_card").count() == 1
+    (row,) = journal("langchain")  # the tool call's row: the node run again found its run
+    assert (row.status, row.kind, row.key, row.meta) == ("kept", "tool_call", "call-0", {"graph_thread": "m-1"})
+
+
+def test_a_tool_call_leaves_the_processs_own_agent_file_alone():
+    from catalogue import registry
+
+    agent = shop_agent()
+    agent.invoke(say(("get_order", {"order_id": "4411"})), CONFIG)
+    assert registry.get_agent().name == "Shop"  # the shop's file still served first; ShopAgent found beside it
+    assert registry.get_agent("ShopAgent").name == "ShopAgent"
 
 
 def test_a_rejection_sends_nothing_and_tells_the_model():

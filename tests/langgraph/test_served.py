@@ -1,5 +1,5 @@
 """The LangGraph bridge served for real (daphne, make_app over a graph): its routes'
-bodies, statuses and errors as a client sees them."""
+bodies, statuses and errors as a client sees them, through Channels and Django."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from tests.langgraph.graphs import say
 from tests.support.server import Server
 
 pytestmark = pytest.mark.server
+JSON = {"Content-Type": "application/json"}
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,8 @@ def test_bad_requests_get_the_error_shape(bridge):
     bridge.post("/threads/s-2/runs", json={"input": say(("delete_file", {"path": "/tmp/r"}))})
     pause = bridge.get("/threads/s-2/interrupts").json()["interrupts"][0]
     cases = [
-        (bridge.post("/threads/s-2/resume", content=b"{not json"), 400, "bad_request"),
+        (bridge.post("/threads/s-2/resume", content=b"{not json", headers=JSON), 400, "bad_request"),
+        (bridge.post("/threads/s-2/resume", content=b"{}"), 415, "bad_request"),  # not said to be JSON
         (bridge.post("/threads/s-2/resume", json={"interrupt_id": "p-nope", "decision": "approve", "token": ""}),
          404, "not_found"),
         (bridge.post("/threads/s-2/resume", json={"interrupt_id": pause["id"], "decision": "edit",
@@ -58,6 +60,18 @@ def test_bad_requests_get_the_error_shape(bridge):
     for response, status, code in cases:
         assert (response.status_code, response.json()["error"]) == (status, code), response.text
         assert response.json()["detail"]
+
+
+def test_defect_1_langgraphs_resume_map_in_a_config_is_refused_and_the_write_waits(bridge):
+    started = bridge.post("/threads/s-3/runs", json={"input": say(("send_email", {"to": "ana@example.com",
+                                                                                    "body": "hi"}))})
+    (pause,) = started.json()["waiting"]
+    interrupt = bridge.get("/threads/s-3/interrupts").json()["interrupts"][0]
+    assert interrupt["id"] == pause["id"]
+    sneaked = bridge.post("/threads/s-3/runs", json={"input": None, "config": {"configurable": {
+        "__pregel_resume_map": {"any": {"decisions": [{"type": "approve"}]}}}}})
+    assert (sneaked.status_code, sneaked.json()["error"]) == (400, "bad_request")
+    assert [p["id"] for p in bridge.get("/threads/s-3/interrupts").json()["interrupts"]] == [pause["id"]]
 
 
 def test_the_console_is_served_beside_it(bridge):

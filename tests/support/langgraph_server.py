@@ -1,4 +1,4 @@
-"""A team's own server mounting ``stalwart_site.langgraph.make_app`` (SPEC §16):
+"""A team's own server mounting ``stalwart_site.langgraph.make_app`` (docs/langgraph.md):
 ``python -m tests.support.langgraph_server MODULE:FACTORY PORT``, the graph made by
 ``FACTORY()`` (with its checkpointer), served by daphne on the loopback."""
 

@@ -22,7 +22,9 @@ graph's interrupts). A run is answered as an ``Answer`` (with its
 vocabulary of statuses (``STEP_FINISHED``, ``STEP_ENDED``, ``OUTCOMES``),
 read after the last commit. A door that may see the same call twice names it
 with a ``ReplayKey`` (the replay journal, ``replays``) and keeps its answer
-there (``replay_keep``, ``replay_delivered``, ...). Every pause that closes
+there (``replay_keep``, ``replay_delivered``, ...); one that carries an
+answer back claims its rows (``replays_settle``), and a row a dead worker
+left half settled is taken over (``replays_take_over``). Every pause that closes
 is told after commit to the listeners settings name
 (``STALWART_PAUSE_LISTENERS``, a ``PauseClosed`` notice). The doors import
 nothing else of the engine, nor the run store's models (import-linter
@@ -74,6 +76,7 @@ from threads.engine.replays import (
     replays_find,
     replays_settle,
     replays_settled,
+    replays_take_over,
 )
 from threads.engine.resumes import Answers, PauseAnswer, pauses_answer
 from threads.engine.saga import thread_rollback
@@ -104,7 +107,8 @@ __all__ = [
     "call_propose", "deadlines_sweep", "digest", "edited_by", "handback_close", "handback_edit", "heartbeats",
     "open_pauses", "pause_answer", "pause_change", "pause_edit", "pause_mirror", "pause_read", "pauses_answer",
     "pauses_escalate_due", "pauses_expire_due", "present", "publisher_start", "replay_delivered", "replay_expire",
-    "replay_keep", "replay_release", "replays_find", "replays_settle", "replays_settled", "run_read",
+    "replay_keep", "replay_release", "replays_find", "replays_settle", "replays_settled", "replays_take_over",
+    "run_read",
     "successor_of", "sweep_once", "thread_check", "thread_group", "thread_history", "thread_latest",
     "thread_rollback", "token_for", "turn_submit", "worker_id",
 ]

@@ -28,10 +28,11 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from threads.engine.lease import lease_seconds, worker_id
-from threads.models import Replay, Run
+from threads.models import Interrupt, Replay, Run
 from threads.tokens import canonical
 
 R = Replay.Status
@@ -166,13 +167,18 @@ def replay_take(key: ReplayKey, *, thread_id: str, run_id: str) -> Taken:
     raise IntegrityError(f"a {key.door} {key.kind} could not take its place in the replay journal")
 
 
-def replay_status_set(row: Replay | int, status: str, **values: Any) -> bool:
+def replay_status_set(row: Replay | int, status: str, *, only_from: Iterable[str] | None = None,
+                      where: Q | None = None, **values: Any) -> bool:
     """Move a row to ``status`` (one conditional UPDATE from the statuses
-    ``REPLAY_SOURCES`` allows), with ``values``; True for the caller that moved it."""
+    ``REPLAY_SOURCES`` allows, narrowed to ``only_from`` and ``where`` when
+    given), with ``values``; True for the caller that moved it."""
     pk = row if isinstance(row, int) else row.pk
-    sources = [s for s in REPLAY_SOURCES[status] if s is not NOTHING]
+    sources = [s for s in REPLAY_SOURCES[status] if s is not NOTHING and (only_from is None or s in only_from)]
     now = timezone.now()
-    changed = Replay.objects.filter(pk=pk, status__in=sources).update(status=status, updated_at=now, **values)
+    rows = Replay.objects.filter(pk=pk, status__in=sources)
+    if where is not None:
+        rows = rows.filter(where)
+    changed = rows.update(status=status, updated_at=now, **values)
     if changed and isinstance(row, Replay):
         row.status = status
         for name, value in values.items():
@@ -217,10 +223,13 @@ def replay_expire(replay_id: int) -> bool:
 def replays_settle(values: dict[int, Any]) -> bool:
     """Claim every row of ``values`` for carrying its answer back (open ->
     settling, its value kept, under this worker's lease), all or none: one
-    conditional UPDATE each, the transaction rolled back unless each moved."""
+    conditional UPDATE each, the transaction rolled back unless each moved.
+    Only from ``open``: a row another worker is settling is never claimed
+    again here (``replays_take_over`` takes one whose worker died)."""
     now = timezone.now()
     for pk, value in values.items():
-        if not replay_status_set(pk, R.SETTLING, result=value, lease_owner=worker_id(), lease_at=now):
+        if not replay_status_set(pk, R.SETTLING, only_from=(R.OPEN,), result=value, lease_owner=worker_id(),
+                                 lease_at=now):
             transaction.set_rollback(True)
             return False
     with _held_lock:
@@ -238,8 +247,9 @@ def replays_settled(ids: Iterable[int]) -> None:
 
 def replays_find(*, door: str, caller: str | None = None, thread_id: str | None = None,
                  statuses: Iterable[str] | None = None, run_ids: Iterable[str] | None = None,
-                 key: str | None = None, kind: str | None = None) -> list[ReplayView]:
-    """The door's rows, oldest first, filtered by what is given."""
+                 key: str | None = None, kind: str | None = None, waiting: bool | None = None) -> list[ReplayView]:
+    """The door's rows, oldest first, filtered by what is given; ``waiting``:
+    only rows whose run has an open pause (True), or has none (False)."""
     rows = Replay.objects.filter(door=door)
     if caller is not None:
         rows = rows.filter(caller=caller[:200])
@@ -253,7 +263,31 @@ def replays_find(*, door: str, caller: str | None = None, thread_id: str | None 
         rows = rows.filter(key=key)
     if kind is not None:
         rows = rows.filter(kind=kind)
+    if waiting is not None:
+        open_runs = Interrupt.objects.filter(status=Interrupt.Status.OPEN).values("run_id")
+        rows = rows.filter(run_id__in=open_runs) if waiting else rows.exclude(run_id__in=open_runs)
     return [replay_view(r) for r in rows.order_by("created_at", "id")]
+
+
+def replays_take_over(*, door: str, caller: str | None = None, batch: int = 200) -> list[ReplayView]:
+    """Rows of ``door`` left ``settling`` by a worker that stopped beating (or
+    by none: a row kept from before leases), taken by this worker to carry
+    their answer back again with the value kept: each by one conditional
+    UPDATE on the owner and time it was found with, so of several processes
+    one takes it. The rows this worker took, oldest first."""
+    limit = timezone.now() - timedelta(seconds=lease_seconds())
+    rows = Replay.objects.filter(door=door, status=R.SETTLING).filter(
+        Q(lease_owner="") | Q(lease_at__isnull=True) | Q(lease_at__lt=limit))
+    if caller is not None:
+        rows = rows.filter(caller=caller[:200])
+    taken = []
+    for pk, owner, at in rows.order_by("created_at", "id").values_list("pk", "lease_owner", "lease_at")[:batch]:
+        if replay_status_set(pk, R.SETTLING, only_from=(R.SETTLING,), where=Q(lease_owner=owner, lease_at=at),
+                             lease_owner=worker_id(), lease_at=timezone.now()):
+            taken.append(pk)
+    with _held_lock:
+        _held.update(taken)
+    return [replay_view(r) for r in Replay.objects.filter(pk__in=taken).order_by("created_at", "id")]
 
 
 def replays_heartbeat() -> int:

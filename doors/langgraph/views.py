@@ -1,0 +1,109 @@
+"""The bridge's routes (docs/langgraph.md): thin views over the bridge this
+process serves (``bridges.served``).
+
+| route | does |
+|---|---|
+| ``GET /threads/{id}/interrupts`` | the graph thread's pending interrupts, mirrored, as pauses |
+| ``POST /threads/{id}/resume`` | ``{"interrupt_id", "decision", "token", "answer"?}``, as Stalwart's own |
+| ``POST /threads/{id}/runs`` | ``{"input", "config"?}``: runs the graph, answers what waits |
+| ``POST /threads/{id}/sync`` | mirrors what a graph run elsewhere waits on |
+
+``{id}`` is the graph's ``thread_id``. Bodies are read by the project's
+strict JSON parser; errors are the ``{"error", "detail"}`` of
+docs/http-api.md; a graph that fails is ``502 graph_failed``. A ``config``
+holding a key that begins with ``__`` is ``400 bad_request`` on every route,
+before anything runs. With a secret set, each ``POST`` (each can run or
+resume a graph) needs a valid ``Stalwart-Signature`` over its body, else
+``401 signature_invalid``, and answers are recorded as the signed channel's.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.utils.translation import gettext_lazy as _
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from approvals.errors import SignatureInvalid
+from approvals.webhooks import HEADER, verify
+from doors.common import ResumeSerializer
+from doors.langgraph import answers, bridges
+from doors.langgraph.bridge import Bridge
+from doors.langgraph.requests import RunSerializer, body_object, no_internal_config
+from threads.engine import Via
+from threads.errors import NotFound
+
+security = logging.getLogger("stalwart.security")
+DETAIL_SIGNATURE = _("This server takes answers and runs only with a valid Stalwart-Signature.")
+DETAIL_NO_GRAPH = _("This server serves no LangGraph graph.")
+
+
+class LangGraphApi(APIView):
+    """What the bridge's routes share: the bridge served and, for a route that
+    can run or resume a graph, the signature its secret asks for."""
+
+    signed = True
+    # Not in the HTTP API's OpenAPI document: the bridge's routes are the graph's, in
+    # docs/langgraph.md (the document describes the routes every Stalwart serves).
+    schema = None
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        bridge = bridges.served()
+        if bridge is None:
+            raise NotFound(DETAIL_NO_GRAPH)
+        self.bridge: Bridge = bridge
+        self.secret = bridge.secret or getattr(settings, "STALWART_RESUME_SECRET", "")
+        # The body is read raw before the parser reads it: the signature covers the bytes sent.
+        if self.signed and self.secret and not verify(request.headers, request.body, self.secret):
+            # One generic answer: never say whether the time or the HMAC was wrong.
+            security.warning("a LangGraph %s without a valid %s", request.path, HEADER)
+            raise SignatureInvalid(DETAIL_SIGNATURE)
+
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+class LangGraphInterruptListApi(LangGraphApi):
+    """The graph thread's pending interrupts, mirrored as pauses."""
+
+    signed = False  # a read: it mirrors what waits, and runs nothing
+
+    def get(self, request: Request, thread: str) -> Response:
+        return Response(self.bridge.sync(thread))
+
+
+class LangGraphSyncApi(LangGraphApi):
+    """Mirror what a graph run elsewhere (over the same checkpointer) waits on."""
+
+    def post(self, request: Request, thread: str) -> Response:
+        no_internal_config(body_object(request.data))
+        return Response(self.bridge.sync(thread))
+
+
+class LangGraphRunCreateApi(LangGraphApi):
+    """Run the graph on an input; answer what it waits on, and its output."""
+
+    def post(self, request: Request, thread: str) -> Response:
+        no_internal_config(request.data)
+        data = RunSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(self.bridge.run(thread, data.validated_data["input"], data.validated_data.get("config")))
+
+
+class LangGraphResumeApi(LangGraphApi):
+    """Answer one mirrored pause; the graph resumes once nothing of its interrupts waits."""
+
+    def post(self, request: Request, thread: str) -> Response:
+        body = body_object(request.data)
+        no_internal_config(body)
+        data = ResumeSerializer(data=body)
+        data.is_valid(raise_exception=True)
+        via, by = (Via.SIGNED_CHANNEL, "signed channel") if self.secret else (Via.LANGGRAPH, "langgraph bridge")
+        return Response(answers.resume(self.bridge, thread, data.validated_data, by=by, via=via))
