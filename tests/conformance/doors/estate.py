@@ -61,6 +61,14 @@ class Staff:
         shown = self.token_shown(pause_id) if token is None else token
         return self.post_answer(pause_id, {"decision": decision, "token": shown})[1]
 
+    def edit(self, pause_id: str, values: dict[str, str], token: str | None = None) -> str:
+        """Edit the call before approving (the pause page's edit form); the message after."""
+        shown = self.token_shown(pause_id) if token is None else token
+        response = self.http.post(f"/admin/threads/interrupt/{pause_id}/edit/", follow_redirects=True, data={
+            **{f"arg:{k}": v for k, v in values.items()}, "token": shown,
+            "csrfmiddlewaretoken": self.http.cookies["csrftoken"]})
+        return messages_of(response.text)
+
     def close(self) -> None:
         self.console.close()
 

@@ -25,14 +25,36 @@ class InProcess(Door):
             cursor.execute(sql.replace("?", "%s"), params)
             return list(cursor.fetchall())
 
-    def console_get(self, path: str) -> tuple[int, str]:
+    @property
+    def staff(self) -> Any:
+        """A staff member signed in to this process's console (Django's test client)."""
         from tests.support.staff import make_staff
 
         if self._staff is None:
             self._staff = make_staff(unique("ops"))
-        response = self._staff.get(path)
+        return self._staff
+
+    def console_get(self, path: str) -> tuple[int, str]:
+        response = self.staff.get(path)
         body = b"".join(response.streaming_content) if response.streaming else response.content
         return response.status_code, body.decode()
+
+    def console_post(self, path: str, data: dict[str, str]) -> str:
+        """A POST of the console's form at ``path``; the messages shown after."""
+        from tests.support.staff import csrf
+
+        from .estate import messages_of
+
+        response = self.staff.post(path, {**data, "csrfmiddlewaretoken": csrf(self.staff)}, follow=True)
+        return messages_of(response.content.decode())
+
+    def console_answer(self, pause_id: str, decision: str, token: str | None = None) -> str:
+        import re
+
+        page = self.console_get(f"/admin/threads/interrupt/{pause_id}/change/")[1]
+        shown = re.search(r'name="token" value="([0-9a-f]+)"', page)
+        token = token if token is not None else (shown.group(1) if shown else "")
+        return self.console_post(f"/admin/threads/interrupt/{pause_id}/answer/", {"decision": decision, "token": token})
 
 
 class DeskDoor(InProcess):
