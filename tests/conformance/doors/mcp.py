@@ -44,6 +44,7 @@ class McpDoor(Door):
     def __init__(self, estate: Estate) -> None:
         self.estate = estate
         self.me = unique("client")  # the client's name: its own session, so its own thread
+        estate.server()  # the console that answers its pauses, on the run store it writes
 
     def url(self, worker: int = 0, path: str = "/mcp/") -> str:
         return self.estate.worker(worker).url + path
