@@ -198,10 +198,8 @@ def agui_corpus(door: Any) -> list[Shape]:
     def send(body: Any = None, raw: bytes | None = None) -> Callable[[], str]:
         return lambda: agui_refused(door.post(body, raw=raw))
 
-    nul_message = turn(messages=[{"id": "u-\x00", "role": "user", "content": SAY}])
-    return [
+    return [  # a NUL in runId and in a message id: issue 32's defect 6, the test below
         ("NUL in threadId", send(turn(threadId="t-\x00"))),
-        ("NUL in a message id", send(nul_message)),
         ("lone surrogate in the text", send(raw=json.dumps(turn()).replace("4411", "44\\ud80011").encode())),
         ("over-long threadId", send(turn(threadId="t" * 300))),
         ("deep nesting", send(raw=json.dumps(turn()).replace('"forwardedProps": {}',

@@ -62,6 +62,7 @@ class Door:
     shows_token = True  # the door hands its caller the pause's token
     workers = 2  # server processes it can reach at once (the race cases)
     decisions = {"approve": "approve", "skip": "skip"}  # the door's words for a person's yes and no
+    recorded: dict[str, str] = {}  # a door's word the audit records in the engine's own (default: the same)
 
     # -- the three steps -------------------------------------------------------------------
     def propose(self) -> Pause:

@@ -97,6 +97,7 @@ class LangChainDoor(InProcess):
     via = "langgraph"
     shows_token = False  # the interrupt carries it, but the caller's resume value does not
     decisions = {"approve": "approve", "skip": "reject"}
+    recorded = {"reject": "skip"}  # the middleware's pause is a confirm: a rejection leaves the call out, a skip
 
     def __init__(self) -> None:
         from tests.langgraph.shop_agent import shop_agent
