@@ -1,4 +1,5 @@
-"""The conformance suite's fixtures: the servers a module shares (``estate``),
+"""The conformance suite's fixtures: the servers its tests share (``estate``: started on first use, once per
+test process, since every test opens threads and clients of its own),
 and ``door``, the driver of the door a test is parametrised with (indirectly:
 ``@pytest.mark.parametrize("door", doors(...), indirect=True)``), on a fresh
 shop."""
@@ -21,7 +22,7 @@ def on_postgres() -> bool:
     return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def estate(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Estate]:
     folder = tmp_path_factory.mktemp("conformance")
     data = folder / "data"

@@ -6,6 +6,7 @@ before the result reaches it and calls again, a worker killed mid-call
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
@@ -204,7 +205,7 @@ def test_defect2_a_killed_mcp_client_that_calls_again_gets_the_one_charge(fresh:
     assert pauses == [(pause_id, "answered")]
 
 
-ROUNDS = 3
+ROUNDS = 5
 
 
 def test_defect3_two_identical_mcp_calls_at_once_make_one_pause_and_one_charge(fresh: Estate):
@@ -230,18 +231,22 @@ def identical_calls_at_once(estate: Estate, urls: list[str], staff: Staff,
     pause approved in the console: (the pause ids the calls were held on, the thread's pauses, what each was told)."""
     told: list[list[str]] = [[], []]
     results: list[Any] = [None, None]
+    barrier = threading.Barrier(2)  # passed once both sessions are initialised: the two calls leave together
 
     async def call(i: int) -> Any:
         async def noted(done: float, total: float | None, message: str | None) -> None:
             told[i].append(message or "")
 
         async with mcp_session(f"{urls[i]}/mcp/", name=me) as session:
+            await asyncio.to_thread(barrier.wait, 30)
             return await session.call_tool("charge_card", CHARGE, progress_callback=noted)
 
     def caller(i: int) -> None:
         results[i] = run(call(i))
 
-    threads = at_once_started([lambda i=i: caller(i) for i in (0, 1)])
+    threads = [threading.Thread(target=caller, args=(i,), daemon=True) for i in (0, 1)]
+    for t in threads:
+        t.start()
     _until(lambda: all(told), 15, "a call was never held")
     time.sleep(0.5)  # the other call's pause, if it makes one
     ids = {re.search(r"p-[0-9a-f]+", t[0]).group(0) for t in told}  # type: ignore[union-attr]
@@ -252,15 +257,6 @@ def identical_calls_at_once(estate: Estate, urls: list[str], staff: Staff,
                          "(SELECT thread_id FROM threads_interrupt WHERE id = ?)", (sorted(ids)[0],))
     outcomes = [r.structured_content.get("charge_id") or r.structured_content.get("status") for r in results]
     return ids, pauses, outcomes
-
-
-def at_once_started(calls: list[Any]) -> list[threading.Thread]:
-    """``calls`` started on threads of their own, released together (not joined)."""
-    barrier = threading.Barrier(len(calls))
-    threads = [threading.Thread(target=lambda c=c: (barrier.wait(), c()), daemon=True) for c in calls]
-    for t in threads:
-        t.start()
-    return threads
 
 
 def test_defect6_an_agui_resume_whose_worker_died_gets_its_outcome(fresh: Estate, tmp_path, monkeypatch):

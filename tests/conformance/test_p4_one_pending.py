@@ -12,7 +12,7 @@ from examples.shop import tools as shop
 from tests.langgraph.graphs import say
 
 from .doors import IN_PROCESS, SAY, doors, unique
-from .doors.agui import AguiDoor, finished, run_error
+from .doors.agui import AguiDoor, events_of, finished, run_error
 from .doors.estate import Estate
 from .doors.races import at_once
 
@@ -126,11 +126,21 @@ def test_defect4_two_agui_tabs_writing_at_once_get_one_run_and_one_pending_inter
 
 def two_tabs_at_once(door: AguiDoor, estate: Estate) -> tuple[list[str], list[str]]:
     """Two tabs of one page (one per worker) each send a write at the same moment: what each was told, sorted
-    (``interrupt``, or its ``RUN_ERROR``'s code), and the statuses of the thread's pauses."""
-    tabs = [door.tab(0), door.tab(1)]
-    told = at_once(lambda: tabs[0].run(SAY, keep=False), lambda: tabs[1].run("charge 99.90 to order 5001", keep=False))
-    seen = sorted("interrupt" if (finished(t) or {}).get("outcome", {}).get("type") == "interrupt"
-                  else (run_error(t) or {}).get("code", "?") for t in told)
+    (``interrupt``, or its ``RUN_ERROR``'s code), and the statuses of the thread's pauses. Each tab's request
+    is the ``RunAgentInput`` its ``HttpAgent`` sends, as a plain POST: a Node process per tab would start
+    a few hundred milliseconds apart, wider than the race."""
+    def body(text: str) -> dict[str, object]:
+        return {"threadId": door.page.thread, "runId": unique("r"), "state": {}, "tools": [], "context": [],
+                "forwardedProps": {}, "messages": [{"id": unique("u"), "role": "user", "content": text}]}
+
+    told = at_once(lambda: door.post(body(SAY), worker=0), lambda: door.post(body("charge 99.90 to order 5001"),
+                                                                           worker=1))
+    seen = []
+    for response in told:
+        events = events_of(response) if response.status_code == 200 else []
+        done = finished({"events": events}) or {}
+        seen.append("interrupt" if done.get("outcome", {}).get("type") == "interrupt"
+                    else (run_error({"events": events}) or {}).get("code", str(response.status_code)))
     statuses = sorted(s for (s,) in estate.rows("SELECT status FROM threads_interrupt WHERE thread_id LIKE ?",
                                                 (f"{door.page.thread}%",)))
-    return seen, statuses
+    return sorted(seen), statuses

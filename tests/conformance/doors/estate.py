@@ -1,10 +1,10 @@
-"""The servers the conformance suite drives, shared by a module's tests.
+"""The servers the conformance suite drives, shared by its tests (one set per test process).
 
 One data folder (the shop's state, and on SQLite the run store) and, on
 PostgreSQL, the worker's database. Each server starts on first use:
 
 - ``main`` and ``second``: two ``stalwart serve`` processes of the shop (with
-  the MCP gateway's settings: a two-second wait budget) on the same run store:
+  the MCP gateway's settings: a one-second wait budget) on the same run store:
   the two workers of the race cases. On SQLite they share the data folder's
   ``runs.db`` (WAL, IMMEDIATE transactions), as ``tests/e2e/test_wrong_bearers.py``
   shows two processes sharing its counts.
@@ -86,7 +86,7 @@ class Estate:
     def __init__(self, folder: Path, tmp: Path) -> None:
         self.data_dir = folder
         self.tmp = tmp
-        self.agent_file = gateway_agent_file(self._folder("quick"), wait=2)
+        self.agent_file = gateway_agent_file(self._folder("quick"), wait=1)
         self.held_agent_file = gateway_agent_file(self._folder("held"), wait=10)
         self._servers: dict[str, Server] = {}
         self._staff: dict[str, Staff] = {}
