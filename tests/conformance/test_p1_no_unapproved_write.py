@@ -162,3 +162,30 @@ def test_defect1_a_signed_bridge_takes_no_unsigned_run_or_resume(fresh: Estate, 
         assert [(r.status_code, r.json().get("error")) for r in unsigned_runs] == [(401, "signature_invalid")] * 3
         assert fresh.rows("SELECT status FROM threads_interrupt WHERE id = ?", (pause["id"],)) == [("open",)]
         assert shop.charges("4411") == []
+
+
+# -- found writing this suite (not in issue 32's list) ------------------------------------------
+
+@pytest.mark.django_db(transaction=True)
+def test_a_langchain_tool_call_id_used_again_never_answers_for_an_earlier_call(fresh: Estate):
+    """The middleware finds "the run a tool call became" by the graph thread and the model's tool call id
+    alone. A model that numbers its calls in each turn (``call-0``, as the scripted model here does, and as
+    some self-hosted models do) makes a later read look like the earlier write: the graph is shown an
+    interrupt for the read, carrying the write's pause, and approving what it shows runs the write.
+
+    Expected: a call is its own whenever its tool or arguments differ; the read runs, nothing is charged."""
+    from langgraph.types import Command
+
+    from tests.langgraph.graphs import ScriptedModel
+
+    from .doors.langgraph import LangChainDoor
+
+    door = LangChainDoor(ScriptedModel())
+    pause = door.propose()  # charge_card, tool call id call-0, waits
+    out = door.agent.invoke(say(("get_order", {"order_id": "4412"})), door.config)  # a read, id call-0 again
+    shown = [(i.value["action_requests"][0]["name"], i.value["stalwart"]["pause_id"])
+             for i in out.get("__interrupt__") or []]
+    for interrupt in out.get("__interrupt__") or []:  # a person approves what the graph shows
+        door.agent.invoke(Command(resume={interrupt.id: {"decisions": [{"type": "approve"}]}}), door.config)
+    assert door.effects() == 0, f"approving {shown} charged order 4411 (the pause {pause.id})"
+    assert shown == []

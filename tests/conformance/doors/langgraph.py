@@ -7,11 +7,12 @@ in this process). Both say ``reject`` where the other doors say ``skip``."""
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 import httpx
 
-from tests.langgraph.graphs import say
+from tests.langgraph.graphs import ScriptedModel, say
 
 from .base import CHARGE, Answer, Door, Pause, unique
 from .estate import BRIDGE_NAME, Estate
@@ -89,9 +90,33 @@ class BridgeDoor(Door):
         self.http.close()
 
 
+class FreshIdsModel(ScriptedModel):
+    """``ScriptedModel`` whose tool calls each get an id of their own, as a hosted model's do (the scripted
+    model numbers them ``call-0``, ``call-1``, ... in every turn)."""
+
+    def _generate(self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
+        result = super()._generate(messages, stop, run_manager, **kwargs)
+        for call in result.generations[0].message.tool_calls:
+            call["id"] = f"call-{uuid.uuid4().hex[:12]}"
+        return result
+
+
+def shop_agent(model: Any) -> Any:
+    """``tests/langgraph/shop_agent.py``'s agent over ``model``."""
+    from langchain.agents import create_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from stalwart_site.langgraph import StalwartMiddleware
+    from tests.langgraph.shop_agent import TOOLS
+
+    return create_agent(model, tools=TOOLS, name="shop-agent", checkpointer=InMemorySaver(),
+                        middleware=[StalwartMiddleware(TOOLS, agent="ShopAgent")])
+
+
 class LangChainDoor(InProcess):
-    """``StalwartMiddleware`` in ``create_agent`` (``tests/langgraph/shop_agent.py``): a write interrupts
-    the graph; the graph's caller answers with LangGraph's ``Command(resume=...)``."""
+    """``StalwartMiddleware`` in ``create_agent`` (``tests/langgraph/shop_agent.py``'s tools, a scripted
+    model whose tool calls have ids of their own): a write interrupts the graph; the graph's caller answers
+    with LangGraph's ``Command(resume=...)``."""
 
     id = "langchain"
     via = "langgraph"
@@ -99,11 +124,9 @@ class LangChainDoor(InProcess):
     decisions = {"approve": "approve", "skip": "reject"}
     recorded = {"reject": "skip"}  # the middleware's pause is a confirm: a rejection leaves the call out, a skip
 
-    def __init__(self) -> None:
-        from tests.langgraph.shop_agent import shop_agent
-
+    def __init__(self, model: Any = None) -> None:
         super().__init__()
-        self.agent = shop_agent()
+        self.agent = shop_agent(model or FreshIdsModel())
         self.thread = unique("lc")
         self.config = {"configurable": {"thread_id": self.thread}}
         self.interrupt_id = ""
