@@ -88,11 +88,17 @@ def test_the_twin_a_write_a_person_declined_never_runs(door):
 # -- issue 32, defect 1 -------------------------------------------------------------------------
 
 def interrupt_id_of(door: BridgeDoor, pause: Pause) -> str:
-    """LangGraph's own id of the interrupt a mirrored pause stands for (kept on its run's plan)."""
+    """LangGraph's own id of the interrupt a mirrored pause stands for: from the Agent Server API's thread
+    state where the bridge serves it, else from the mirror's run (its plan keeps the interrupt it stands for)."""
+    state = door.http.get(f"/threads/{pause.thread}/state")
+    if state.status_code == 200:
+        ids = [i["id"] for task in state.json().get("tasks", []) for i in task.get("interrupts", [])]
+        if ids:
+            return str(ids[0])
     (plan,) = door.rows("SELECT plan FROM threads_run WHERE id = (SELECT run_id FROM threads_interrupt WHERE id = ?)",
                         (pause.id,))[0]
     plan = json.loads(plan) if isinstance(plan, str) else plan
-    return str(plan["handback"]["interrupt"])
+    return str(((plan or {}).get("handback") or {}).get("interrupt", "unknown"))
 
 
 HIDDEN = {  # where a caller might tuck LangGraph's own resume map (or any key starting "__") into a run's config

@@ -15,7 +15,6 @@ from .base import CHARGE, SAY, WRONG_TOKEN, Answer, Door, Pause, unique
 DOORS = ["http", "widget", "console", "desk", "mcp-2025-11-25", "mcp-2026-07-28", "mcp-stdio", "agui", "langgraph",
          "langchain"]
 IN_PROCESS = {"desk", "langchain"}
-MCP = {"mcp-2025-11-25", "mcp-2026-07-28", "mcp-stdio"}
 
 
 def doors(skip: dict[str, str] | None = None, *, only: list[str] | None = None) -> list[Any]:
@@ -52,5 +51,5 @@ def make_door(door_id: str, estate: Any) -> Door:
     return made[door_id]()  # type: ignore[no-any-return]
 
 
-__all__ = ["CHARGE", "DOORS", "IN_PROCESS", "MCP", "SAY", "WRONG_TOKEN", "Answer", "Door", "Pause", "doors",
+__all__ = ["CHARGE", "DOORS", "IN_PROCESS", "SAY", "WRONG_TOKEN", "Answer", "Door", "Pause", "doors",
            "make_door", "unique"]

@@ -21,8 +21,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from tests.e2e.test_faults import rows as store_rows
 from tests.support.mcp import Console, gateway_agent_file, keys_revoked
 from tests.support.server import Server
@@ -30,7 +28,6 @@ from tests.support.server import Server
 from .base import unique
 
 BRIDGE_GRAPH = "tests.langgraph.graphs:mail_agent"
-BRIDGE_NAME = "mail"  # the graph's name: its Stalwart threads are lg-mail-<thread>
 AGUI = Path(__file__).resolve().parents[2] / "agui"
 
 
@@ -132,15 +129,6 @@ class Estate:
                            timeout=120)
             self._agui = out
         return self._agui
-
-    def healthy(self, name: str) -> bool:
-        server = self._servers.get(name)
-        if server is None:
-            return False
-        try:
-            return httpx.get(f"{server.url}/healthz", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
 
     def stop(self) -> None:
         for staff in self._staff.values():

@@ -15,7 +15,7 @@ import httpx
 from tests.langgraph.graphs import ScriptedModel, say
 
 from .base import CHARGE, Answer, Door, Pause, unique
-from .estate import BRIDGE_NAME, Estate
+from .estate import Estate
 from .inprocess import InProcess
 
 
@@ -47,9 +47,6 @@ class BridgeDoor(Door):
         self.server = estate.server("bridge")
         self.http = httpx.Client(base_url=self.server.url, timeout=120)
         self.thread = unique("lg")
-
-    def key(self, thread: str | None = None) -> str:
-        return f"lg-{BRIDGE_NAME}-{thread or self.thread}"
 
     def runs(self, body: Any, *, thread: str | None = None, headers: dict[str, str] | None = None) -> httpx.Response:
         return self.http.post(f"/threads/{thread or self.thread}/runs", json=body, headers=headers or {})
@@ -130,9 +127,6 @@ class LangChainDoor(InProcess):
         self.thread = unique("lc")
         self.config = {"configurable": {"thread_id": self.thread}}
         self.interrupt_id = ""
-
-    def key(self) -> str:
-        return f"lgm-ShopAgent-{self.thread}"
 
     def propose(self) -> Pause:
         out = self.agent.invoke(say(("charge_card", CHARGE)), self.config)
