@@ -1,10 +1,12 @@
 """A team's own server mounting ``stalwart_site.langgraph.make_app`` (docs/langgraph.md):
 ``python -m tests.support.langgraph_server MODULE:FACTORY PORT``, the graph made by
-``FACTORY()`` (with its checkpointer), served by daphne on the loopback."""
+``FACTORY()`` (with its checkpointer), served by daphne on the loopback; with
+``STALWART_TEST_BRIDGE_SECRET`` set, ``make_app(graph, secret=...)`` (signed answers)."""
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 
@@ -15,8 +17,9 @@ def main(target: str, port: int) -> None:
 
     module, _, factory = target.partition(":")
     graph = getattr(importlib.import_module(module), factory)()
-    Server(application=make_app(graph), endpoints=[f"tcp:port={port}:interface=127.0.0.1"], signal_handlers=True,
-           verbosity=0).run()
+    secret = os.environ.get("STALWART_TEST_BRIDGE_SECRET") or None
+    Server(application=make_app(graph, secret=secret), endpoints=[f"tcp:port={port}:interface=127.0.0.1"],
+           signal_handlers=True, verbosity=0).run()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,302 @@
+"""P5, hostile input: a small corpus (a NUL, a lone surrogate, over-long ids,
+deep nesting, NaN, a huge body, invalid UTF-8, unknown argument names) sent
+through each door gets that door's own error shape (the JSON ``{"error",
+"detail"}`` of docs/http-api.md with a 4xx; a JSON-RPC error or an ``isError``
+refusal for MCP; a 400 or a ``RUN_ERROR`` for AG-UI; an error ``ToolMessage``
+for the LangChain middleware; a ``StalwartError`` from the Desk), nothing is
+stored, and nothing answers 500 (docs/conformance.md). A later issue grows the
+corpus: add a shape to a door's list below."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.langgraph.graphs import say
+
+from .doors import CHARGE, SAY, Door, doors, unique
+from .doors.agui import AguiDoor, events_of, finished, run_error
+from .doors.estate import Estate
+
+pytestmark = pytest.mark.server
+
+Shape = tuple[str, Callable[[], str]]  # a label, and the send: "" when refused in the door's shape, else what happened
+
+
+def deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+def stored(door: Door) -> tuple[int, ...]:
+    """What the run store holds: threads, runs, pauses."""
+    return tuple(door.rows(f"SELECT COUNT(*) FROM {table}")[0][0]  # noqa: S608 - the test's own table names
+                 for table in ("threads_thread", "threads_run", "threads_interrupt"))
+
+
+def json_error(response: httpx.Response, *statuses: int) -> str:
+    """"" when ``response`` is the JSON error shape with one of ``statuses``; else what it was."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if response.status_code in statuses and isinstance(body, dict) and body.get("error") and body.get("detail"):
+        return ""
+    return f"{response.status_code} {response.text[:160]!r}"
+
+
+def agui_refused(response: httpx.Response) -> str:
+    """AG-UI's two shapes: the JSON 400 before any stream, or a stream ending in ``RUN_ERROR``."""
+    if response.status_code in (400, 413):
+        return json_error(response, 400, 413)
+    if response.status_code == 200 and response.headers.get("content-type", "").startswith("text/event-stream"):
+        events = events_of(response)
+        if events and events[-1]["type"] == "RUN_ERROR":
+            return ""
+        return f"200, accepted: {[e['type'] for e in events]}"
+    return f"{response.status_code} {response.text[:160]!r}"
+
+
+# -- the corpus, door by door -------------------------------------------------------------------
+
+def http_corpus(door: Any) -> list[Shape]:
+    thread = unique("hostile")
+
+    def post(path: str, raw: bytes | str, *statuses: int) -> Callable[[], str]:
+        content = raw.encode() if isinstance(raw, str) else raw
+        return lambda: json_error(door.request(door.browser, "POST", path, content=content,
+                                               headers={"Content-Type": "application/json"}), *statuses)
+
+    turn, resume = f"/threads/{thread}/messages", f"/threads/{thread}/resume"
+    return [
+        ("NUL in context", post(turn, '{"text": "' + SAY + '", "context": {"customer": "c-\\u0000"}}', 400)),
+        ("lone surrogate", post(turn, '{"text": "charge 40 to order \\ud800 4411"}', 400)),
+        ("over-long thread id", post(f"/threads/{'t' * 300}/messages", json.dumps({"text": SAY}), 400)),
+        ("deep nesting", post(turn, '{"text": "' + SAY + '", "context": ' + deep(40) + "}", 400)),
+        ("NaN", post(turn, '{"text": NaN}', 400)),
+        ("invalid UTF-8", post(turn, b'{"text": "charge 40 to order \xed\xa0\x80 4411"}', 400)),
+        ("huge body", post(turn, '{"text": "' + "x" * (2 * 1024 * 1024) + '"}', 413)),
+        ("over-long interrupt id", post(resume, json.dumps({"interrupt_id": "p" * 500, "decision": "approve",
+                                                            "token": "t"}), 400)),
+        ("NUL in an answer", post(resume, '{"interrupt_id": "p-x", "decision": "approve", "token": "t", '
+                                          '"answer": {"text": "\\u0000"}}', 400, 422)),
+    ]
+
+
+def console_corpus(door: Any) -> list[Shape]:
+    staff = door.estate.staff()
+    pause = door.propose()
+
+    def get(path: str) -> Callable[[], str]:
+        def send() -> str:
+            response = staff.http.get(path)
+            return "" if 200 <= response.status_code < 500 else f"{response.status_code} on {path}"
+        return send
+
+    def answer(data: dict[str, str]) -> Callable[[], str]:
+        def send() -> str:
+            status, said = staff.post_answer(pause.id, data)
+            still = door.pause_row(pause.id)["status"]
+            return "" if status < 500 and still == "open" and not said.startswith("Answered") else \
+                f"{status}, pause {still}, {said[:120]!r}"
+        return send
+
+    return [
+        ("NUL in the queue's search", get("/admin/threads/interrupt/?q=a%00b")),
+        ("lone surrogate in a filter", get("/admin/threads/interrupt/?kind=%ED%A0%80")),
+        ("over-long search", get("/admin/approvals/decision/?q=" + "x" * 5000)),
+        ("a bad date in the decisions list", get("/admin/approvals/decision/?answered_at__gte=not-a-date")),
+        ("a bad date in the CSV export", get("/admin/approvals/decision/csv/?answered_at__gte=not-a-date")),
+        ("a bad page", get("/admin/threads/interrupt/?p=NaN")),
+        ("NUL in an answer's token", answer({"decision": "approve", "token": "a\x00b"})),
+        ("an over-long decision", answer({"decision": "approve" * 200, "token": staff.token_shown(pause.id)})),
+    ]
+
+
+def desk_corpus(door: Any) -> list[Shape]:
+    from threads.errors import StalwartError
+
+    def refused(call: Callable[[], Any]) -> Callable[[], str]:
+        def send() -> str:
+            try:
+                call()
+            except StalwartError:
+                return ""
+            except Exception as exc:  # noqa: BLE001 - what the shape is reported as
+                return f"{type(exc).__name__}: {str(exc)[:120]}"
+            return "accepted"
+        return send
+
+    desk = door.desk
+    return [
+        ("NUL in context", refused(lambda: desk.say(unique("h"), SAY, context={"customer": "c-\x00"}))),
+        ("lone surrogate in context", refused(lambda: desk.say(unique("h"), SAY, context={"customer": "\ud800"}))),
+        ("over-long thread id", refused(lambda: desk.say("t" * 300, SAY))),
+        ("NaN in context", refused(lambda: desk.say(unique("h"), SAY, context={"c": float("nan")}))),
+    ]
+
+
+def mcp_corpus(door: Any) -> list[Shape]:
+    from mcp.shared.exceptions import MCPError
+
+    def call(arguments: dict[str, Any], tool: str = "charge_card") -> Callable[[], str]:
+        def send() -> str:
+            try:
+                result = door.call(tool, arguments, name=unique("hostile"))
+            except MCPError:
+                return ""  # a JSON-RPC error
+            except Exception as exc:  # noqa: BLE001 - reported as what happened
+                return f"{type(exc).__name__}: {str(exc)[:160]}"
+            body = result.structured_content or {}
+            if result.is_error and body.get("status") != "waiting":
+                return ""  # refused by the check, nothing held
+            return f"accepted: {json.dumps(body)[:160]}"
+        return send
+
+    shapes = [
+        ("NUL in an argument", call({"order_id": "44\x0011", "amount": 40})),
+        ("unknown argument name", call({**CHARGE, "approved_by": "ana"})),
+        ("deep nesting", call({"order_id": json.loads(deep(40)), "amount": 40})),
+        ("over-long tool name", call({}, tool="t" * 5000)),
+    ]
+    if door.id == "mcp-2025-11-25":  # what the SDK never writes, by hand
+        shapes += [("NaN", lambda: raw_call(door, '{"order_id": "4411", "amount": NaN}')),
+                   ("lone surrogate", lambda: raw_call(door, '{"order_id": "44\\ud80011", "amount": 40}'))]
+    return shapes
+
+
+def raw_call(door: Any, arguments: str) -> str:
+    """A 2025-11-25 session by hand: initialize, then a tools/call of charge_card with ``arguments`` as written."""
+    url = door.url()
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with httpx.Client(timeout=60) as http:
+        init = http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": unique("raw"), "version": "1"}}})
+        headers["Mcp-Session-Id"] = init.headers.get("mcp-session-id", "")
+        http.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        raw = ('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "charge_card", '
+               '"arguments": ' + arguments + "}}")
+        response = http.post(url, headers=headers, content=raw.encode())
+    if response.status_code >= 500:
+        return f"{response.status_code}"
+    text = response.text.replace(" ", "")
+    return "" if '"error":{' in text or '"isError":true' in text else f"accepted: {response.text[:160]!r}"
+
+
+def agui_corpus(door: Any) -> list[Shape]:
+    def turn(**changes: Any) -> dict[str, Any]:
+        body = {"threadId": unique("h"), "runId": f"r-{uuid.uuid4().hex[:8]}", "state": {}, "tools": [],
+                "context": [], "forwardedProps": {},
+                "messages": [{"id": f"u-{uuid.uuid4().hex[:8]}", "role": "user", "content": SAY}]}
+        body.update(changes)
+        return body
+
+    def send(body: Any = None, raw: bytes | None = None) -> Callable[[], str]:
+        return lambda: agui_refused(door.post(body, raw=raw))
+
+    return [  # a NUL in runId and in a message id: issue 32's defect 6, the test below
+        ("NUL in threadId", send(turn(threadId="t-\x00"))),
+        ("lone surrogate in the text", send(raw=json.dumps(turn()).replace("4411", "44\\ud80011").encode())),
+        ("over-long threadId", send(turn(threadId="t" * 300))),
+        ("deep nesting", send(raw=json.dumps(turn()).replace('"forwardedProps": {}',
+                                                              f'"forwardedProps": {{"x": {deep(40)}}}').encode())),
+        ("NaN", send(raw=json.dumps(turn()).replace('"state": {}', '"state": {"n": NaN}').encode())),
+        ("huge body", send(turn(forwardedProps={"x": "x" * (2 * 1024 * 1024)}))),
+        ("invalid UTF-8", send(raw=json.dumps(turn()).encode().replace(b"4411", b"44\xed\xa0\x8011"))),
+    ]
+
+
+def bridge_corpus(door: Any) -> list[Shape]:
+    def post(path: str, raw: bytes | str, *statuses: int) -> Callable[[], str]:
+        content = raw.encode() if isinstance(raw, str) else raw
+        return lambda: json_error(door.http.post(path, content=content,
+                                                 headers={"Content-Type": "application/json"}), *statuses)
+
+    runs = f"/threads/{unique('h')}/runs"
+    charge = say(("charge_card", {"order_id": "44\u000011", "amount": 40}))
+    return [
+        ("NUL in a tool's argument", post(runs, json.dumps(charge), 400)),
+        ("NUL in the thread id", post("/threads/a%00b/runs", json.dumps({"input": say(("charge_card", CHARGE))}),
+                                      400, 404)),
+        ("lone surrogate", post(runs, json.dumps({"input": say(("charge_card", CHARGE))}).replace(
+            "4411", "44\\ud80011"), 400)),
+        ("over-long thread id", post(f"/threads/{'t' * 300}/runs", json.dumps({"input": None}), 400)),
+        ("deep nesting", post(runs, '{"input": ' + deep(100_000) + "}", 400)),
+        ("NaN", post(runs, '{"input": NaN}', 400)),
+        ("huge body", post(runs, '{"input": "' + "x" * (2 * 1024 * 1024) + '"}', 413)),
+        ("over-long interrupt id", post(runs.replace("/runs", "/resume"), json.dumps(
+            {"interrupt_id": "p" * 500, "decision": "approve", "token": "t"}), 400, 404)),
+    ]
+
+
+def langchain_corpus(door: Any) -> list[Shape]:
+    def tool_call(arguments: dict[str, Any]) -> Callable[[], str]:
+        def send() -> str:
+            config = {"configurable": {"thread_id": unique("h")}}
+            try:
+                out = door.agent.invoke(say(("charge_card", arguments)), config)
+            except Exception as exc:  # noqa: BLE001 - what the shape is reported as
+                return f"{type(exc).__name__}: {str(exc)[:120]}"
+            if out.get("__interrupt__"):
+                return "accepted: the write waits as a pause"
+            tools = [m for m in out["messages"] if m.type == "tool"]
+            return "" if tools and tools[-1].status == "error" else "accepted"
+        return send
+
+    return [
+        ("NUL in an argument", tool_call({"order_id": "44\x0011", "amount": 40})),
+        ("lone surrogate in an argument", tool_call({"order_id": "44\ud80011", "amount": 40})),
+        ("unknown argument name", tool_call({**CHARGE, "approved_by": "ana"})),
+        ("NaN", tool_call({"order_id": "4411", "amount": float("nan")})),
+    ]
+
+
+CORPUS = {"http": http_corpus, "widget": http_corpus, "console": console_corpus, "desk": desk_corpus,
+          "mcp-2025-11-25": mcp_corpus, "mcp-2026-07-28": mcp_corpus, "mcp-stdio": mcp_corpus, "agui": agui_corpus,
+          "langgraph": bridge_corpus, "langchain": langchain_corpus}
+
+
+@pytest.mark.parametrize("door", doors(), indirect=True)
+def test_hostile_input_gets_the_doors_own_error_and_stores_nothing(door):
+    shapes = CORPUS[door.id](door)
+    wrong = {}
+    for label, send in shapes:
+        before = stored(door)
+        said = send()
+        grew = [n - b for n, b in zip(stored(door), before, strict=True)]
+        if said or any(grew):
+            wrong[label] = f"{said or 'refused'}; stored threads/runs/pauses +{grew}"
+    assert wrong == {}, "\n".join(f"{k}: {v}" for k, v in wrong.items())
+
+
+# -- issue 32, defect 6 -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("field", ["runId", "messageId", "threadId"])
+def test_defect6_an_agui_turn_holding_a_nul_is_refused_before_anything_is_stored(fresh: Estate, field: str):
+    """Issue 32, defect 6: "a turn whose `runId` held a NUL committed its pause, answered 500, and its retry is
+    `idempotency_in_progress` forever."
+
+    After the fix: a turn whose ``runId``, message id or ``threadId`` holds a NUL is refused before anything
+    is stored (a JSON 400 or a ``RUN_ERROR``), and the same turn with clean ids then runs and pauses."""
+    door = AguiDoor(fresh)
+    thread, message, run = unique("nul"), f"u-{uuid.uuid4().hex[:8]}", f"r-{uuid.uuid4().hex[:8]}"
+
+    def turn(dirty: bool) -> dict[str, Any]:
+        spoil = (lambda v: v + "\x00x") if dirty else (lambda v: v)
+        return {"threadId": spoil(thread) if field == "threadId" else thread,
+                "runId": spoil(run) if field == "runId" else run, "state": {}, "tools": [], "context": [],
+                "forwardedProps": {}, "messages": [{"id": spoil(message) if field == "messageId" else message,
+                                                   "role": "user", "content": SAY}]}
+
+    runs_of_thread = "SELECT COUNT(*) FROM threads_run WHERE thread_id LIKE ?"
+    refused = door.post(turn(True))
+    assert agui_refused(refused) == "" and fresh.rows(runs_of_thread, (f"{thread}%",)) == [(0,)], refused.text[:300]
+    clean = door.post(turn(False))
+    events = events_of(clean) if clean.status_code == 200 else []
+    assert [e["type"] for e in events][-1:] == ["RUN_FINISHED"], clean.text[:300]
+    assert events[-1]["outcome"]["type"] == "interrupt" and run_error({"events": events}) is None
+    assert finished({"events": events}) is not None
