@@ -104,7 +104,13 @@ def _untrusted_result(origin: str, untrusted_steps: Collection[int]) -> bool:
 
 
 def argument_problem(tool: Tool, values: Mapping[str, Any]) -> str:
-    """One sentence naming what is wrong with ``values``, or ``""``."""
+    """One sentence naming what is wrong with ``values``, or ``""``: a value the
+    schema does not take, a required one missing, or one it does not name."""
+    named = (tool.input_schema or {}).get("properties")
+    if isinstance(named, Mapping):
+        unnamed = sorted(str(k) for k in values if k not in named)
+        if unnamed:
+            return f"{unnamed[0]!r} is not one of its arguments"
     validator = jsonschema.Draft202012Validator(dict(tool.input_schema))
     errors = sorted(validator.iter_errors(dict(values)), key=lambda e: list(e.path))
     if not errors:

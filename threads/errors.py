@@ -126,3 +126,22 @@ class PausesPending(StalwartError):
     code = "pending_interrupts"
     http_status = 409
     detail = _("Calls in this thread wait for an answer: answer each of them before writing a new message.")
+
+
+class CallRefused(StalwartError):
+    """A proposed call refused before anything is stored: a tool the catalogue
+    does not list, or arguments that cannot be stored, are not ones its schema
+    names, or do not fit it. ``rule`` is the check's (``unknown_tool``,
+    ``arguments``), the detail its sentence."""
+
+    code = "call_refused"
+    http_status = 422
+
+    def __init__(self, rule: str, sentence: str) -> None:
+        super().__init__(sentence, rule=rule)
+        self.rule = rule
+
+
+DETAIL_NOT_STORABLE = _("{what} holds a NUL character, a lone surrogate, NaN or Infinity, or nests too deep: it "
+                        "cannot be stored.")
+DETAIL_THREAD_TOO_LONG = _("A thread's id is at most 128 characters.")

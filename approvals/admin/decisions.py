@@ -14,8 +14,9 @@ import csv
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -149,7 +150,10 @@ class DecisionAdmin(admin.ModelAdmin):
             from django.core.exceptions import PermissionDenied
 
             raise PermissionDenied
-        changelist = self.get_changelist_instance(request)
+        try:
+            changelist = self.get_changelist_instance(request)
+        except IncorrectLookupParameters:  # as the list page does with filters it cannot read: shown, and said
+            return HttpResponseRedirect(reverse("admin:approvals_decision_changelist") + "?e=1")
         rows = changelist.get_queryset(request).iterator(chunk_size=2000)
 
         class Echo:
@@ -163,15 +167,22 @@ class DecisionAdmin(admin.ModelAdmin):
         def lines() -> Any:
             yield "\ufeff" + writer.writerow(head)  # a BOM: spreadsheets then read UTF-8 (pt-BR's accents)
             for p in rows:
-                yield writer.writerow([
+                yield writer.writerow([inert(cell) for cell in (
                     timezone.localtime(p.answered_at).isoformat(timespec="seconds") if p.answered_at else "",
                     who(p), p.pk, call_words(p), p.thread_id, p.agent, decision_words(p.decision),
-                    p.get_answered_via_display() if p.answered_via else ""])
+                    p.get_answered_via_display() if p.answered_via else "")])
 
         response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
         stamp = timezone.localtime().strftime("%Y%m%d-%H%M")
         response["Content-Disposition"] = f'attachment; filename="decisions-{stamp}.csv"'
         return response
+
+
+def inert(cell: Any) -> str:
+    """A cell a spreadsheet shows as text, never runs: one that begins with ``=``, ``+``, ``-``, ``@``, a tab
+    or a carriage return (a formula, as a graph's question could write one) is written with a leading ``'``."""
+    text = str(cell)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 __all__ = ["DecisionAdmin"]

@@ -26,7 +26,17 @@ from ag_ui.core import BaseEvent
 from django.utils.translation import gettext as _
 
 from doors.agui import events as ev
-from doors.agui.runs import DOOR, AguiError, Request, answered, as_it_stands, closing, replayed, tool_schema
+from doors.agui.runs import (
+    DOOR,
+    AguiError,
+    Request,
+    answered,
+    as_it_stands,
+    closing,
+    in_progress,
+    replayed,
+    tool_schema,
+)
 from threads.engine import (
     Answer,
     Answers,
@@ -68,7 +78,8 @@ def resume(req: Request, opened: bool) -> list[BaseEvent]:
         raise _refused(err) from err
     if done.replayed is not None:
         return replayed(done.replayed, asked, req, ("interrupt_stale", _(
-            "These pauses were answered already, otherwise: what was decided stands.")))
+            "These pauses were answered already, otherwise: what was decided stands.")),
+            unkept=lambda: _as_they_stand(req, planned))
     return answered(done.replay_id, lambda: _events(req, done, planned, before))
 
 
@@ -111,6 +122,23 @@ def _planned(req: Request, entry: Any) -> tuple[PauseAnswer, PauseView] | None:
     if decision is None:
         raise AguiError("invalid_answer", _("The answer to {id} names no decision.").format(id=pause.id))
     return PauseAnswer(pause=pause.id, token=token, decision=decision, answer=payload.get("answer")), pause
+
+
+def _as_they_stand(req: Request, planned: list[tuple[PauseAnswer, PauseView]]) -> list[BaseEvent]:
+    """A resume whose first answer was never kept (its worker died mid-call): a
+    result for each call it answered, as its run stands now, once each has
+    ended (until then, still in progress: the sweep settles a call its worker
+    left, and never sends it again)."""
+    out: list[BaseEvent] = []
+    for _given, pause in planned:
+        step = run_read(pause.run).step(pause.step) if pause.step is not None else None
+        if step is None:
+            continue
+        if step.status in ("running", "approved"):
+            raise in_progress()
+        if step.ended:
+            out.append(ev.tool_result(step, pause.run))
+    return out + as_it_stands(req.key, req.data.thread_id, req.data.run_id)
 
 
 def _refused(err: StalwartError) -> AguiError:

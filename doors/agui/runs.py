@@ -96,17 +96,21 @@ def kept(events: list[BaseEvent]) -> dict[str, Any]:
     return {"events": [e.model_dump(mode="json", by_alias=True) for e in events]}
 
 
-def replayed(earlier: ReplayView, asked: ReplayKey, req: Request, other: tuple[str, str]) -> list[BaseEvent]:
+def replayed(earlier: ReplayView, asked: ReplayKey, req: Request, other: tuple[str, str],
+             unkept: Any = None) -> list[BaseEvent]:
     """The answer to a request taken before: its events again, under this
-    request's run id; ``other`` when the earlier one asked something else."""
+    request's run id; ``other`` when the earlier one asked something else.
+    Its first answer never kept (its worker died, or it failed after its run
+    was stored): ``unkept()`` (else the thread as it stands), which raises
+    ``idempotency_in_progress`` while what it started is still on its way."""
     if not earlier.asked_the_same(asked.fingerprint):
         raise AguiError(*other)
     events = (earlier.result or {}).get("events") if isinstance(earlier.result, dict) else None
     if events is None:
         if earlier.in_progress:
-            raise AguiError("idempotency_in_progress",
-                            _("The same request is still being answered; try again in a moment."))
-        # Its first answer was never kept (its worker died): what it did, as the thread stands now.
+            raise in_progress()
+        if unkept is not None:
+            return list(unkept())
         return as_it_stands(earlier.thread or req.key, req.data.thread_id, req.data.run_id)
     out: list[BaseEvent] = []
     for event in events:
@@ -115,6 +119,10 @@ def replayed(earlier: ReplayView, asked: ReplayKey, req: Request, other: tuple[s
             parsed.run_id = req.data.run_id
         out.append(parsed)
     return out
+
+
+def in_progress() -> AguiError:
+    return AguiError("idempotency_in_progress", _("The same request is still being answered; try again in a moment."))
 
 
 def answered(replay_id: int | None, work: Any) -> list[BaseEvent]:

@@ -48,7 +48,7 @@ from langgraph.types import Command, interrupt
 
 from catalogue import registry
 from catalogue.agentfile import load_agent_file
-from threads.errors import Stale
+from threads.errors import CallRefused, Stale
 
 if TYPE_CHECKING:
     from threads.engine import Outcome
@@ -94,6 +94,19 @@ class StalwartMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             if not connection.in_atomic_block:
                 connection.close()
 
+    def _went_on(self, thread_id: str, batch: set[tuple[str, str]] | None) -> None:
+        """The graph went on past calls that still wait (its caller wrote again, and LangGraph dropped
+        the interrupt): their pauses close as superseded, so no one approves later a call the graph
+        no longer waits on. The calls of the model's current message are left as they are."""
+        from threads.engine import handback_close, replay_expire, replays_find
+
+        if batch is None:
+            return
+        for row in replays_find(door=DOOR, caller=self.agent, thread_id=thread_id, statuses=["open"], waiting=True):
+            if (row.key, row.fingerprint) not in batch:
+                handback_close(run_id=row.run, by="langgraph")
+                replay_expire(row.id)
+
     def _checked(self, request: Any) -> ToolMessage:
         # The engine on use: this module is imported before Django starts (the public class starts it).
         from threads.engine import ReplayKey, Via, call_propose, pause_answer, replay_keep, run_read
@@ -101,11 +114,20 @@ class StalwartMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         call = request.tool_call
         tool, arguments, call_id = str(call["name"]), dict(call.get("args") or {}), str(call.get("id") or "")
         graph_thread, thread_id = self._thread()
-        replay = ReplayKey(door=DOOR, kind="tool_call", caller=self.agent, identity=f"{graph_thread}\n{call_id}",
-                           key=call_id, meta={"graph_thread": graph_thread}) if call_id else None
-        answer = call_propose(thread_id=thread_id, session_hash=self.session_hash, tool=tool, arguments=arguments,
-                              origin="model", agent=self.agent, privileges=self.privileges, session_taint=True,
-                              text=f"{tool} {json.dumps(arguments, default=str)}", replay=replay)
+        self._went_on(thread_id, _batch(request))
+        # The call is the graph thread's tool call with that id AND that tool and those arguments: a model
+        # that numbers its calls afresh each turn ("call-0") never has one call answered for another.
+        replay = ReplayKey(door=DOOR, kind="tool_call", caller=self.agent, key=call_id,
+                           identity=[graph_thread, call_id, tool, arguments], fingerprint=[tool, arguments],
+                           meta={"graph_thread": graph_thread}) if call_id else None
+        try:
+            answer = call_propose(thread_id=thread_id, session_hash=self.session_hash, tool=tool,
+                                  arguments=arguments, origin="model", agent=self.agent, privileges=self.privileges,
+                                  session_taint=True, text=f"{tool} {json.dumps(arguments, default=str)}",
+                                  replay=replay)
+        except CallRefused as refused:  # an unknown tool, arguments that do not fit: nothing stored, nothing run
+            text = DETAIL_REFUSED.format(tool=tool, rule=refused.rule, sentence=refused.detail)
+            return ToolMessage(content=text, name=tool, tool_call_id=call_id, status="error")
         # The same tool call proposed before (the node runs again on resume): the run it became.
         replay_id = answer.replayed.id if answer.replayed is not None else answer.replay_id
         still_open = answer.replayed is None or answer.replayed.status == "open"
@@ -126,6 +148,20 @@ class StalwartMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         if replay_id is not None and still_open and not outcome.waits:
             replay_keep(replay_id)  # settled: the same call again finds this run, and nothing is held
         return _message(outcome, tool, call_id)
+
+
+def _batch(request: Any) -> set[tuple[str, str]] | None:
+    """The tool calls the model's last message made, each its id and the digest of
+    its tool and arguments, as the journal keeps them (None: not known)."""
+    from threads.engine import digest
+
+    state = getattr(request, "state", None)
+    messages = state.get("messages") if isinstance(state, Mapping) else getattr(state, "messages", None)
+    for message in reversed(list(messages or [])):
+        calls = getattr(message, "tool_calls", None)
+        if calls:
+            return {(str(c.get("id") or ""), digest([str(c["name"]), dict(c.get("args") or {})])) for c in calls}
+    return None
 
 
 def _decision_of(value: Any) -> str:

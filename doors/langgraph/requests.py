@@ -26,7 +26,7 @@ from rest_framework import serializers
 from doors.common import no_nul
 from threads.errors import BadRequest
 
-DETAIL_THREAD = _("A graph thread's id is 1 to 200 characters.")
+DETAIL_THREAD = _("A graph thread's id is 1 to 200 printable characters.")
 DETAIL_INPUT = _('A run needs {"input": ..., "config"?: {...}}.')
 DETAIL_BODY = _("The body must be a JSON object.")
 DETAIL_INTERNAL_KEY = _("The config holds {key}: keys beginning with '__' are LangGraph's own, never a caller's.")
@@ -37,7 +37,8 @@ MAX_GRAPH_THREAD = 200
 
 
 def check_thread(graph_thread: str) -> None:
-    if not graph_thread or len(graph_thread) > MAX_GRAPH_THREAD:
+    """1 to 200 printable characters (no NUL, no control character, no lone surrogate: nothing a database refuses)."""
+    if not graph_thread or len(graph_thread) > MAX_GRAPH_THREAD or not graph_thread.isprintable():
         raise BadRequest(DETAIL_THREAD)
 
 

@@ -47,7 +47,7 @@ from threads.engine import (
     replay_delivered,
     run_read,
 )
-from threads.errors import Stale
+from threads.errors import CallRefused, Stale
 from threads.keys import thread_key
 from threads.tokens import canonical
 
@@ -138,10 +138,13 @@ def call_start(caller: Caller, agent: AgentSpec, tool: str, arguments: dict[str,
     asked = ReplayKey(door=DOOR, kind="call", caller=caller.thread_id, identity=identity, fingerprint=identity,
                       key=tool, meta={"client": caller.name, "tool": tool}, keep=agent.mcp.replay,
                       keep_after_end=True)
-    answer = call_propose(thread_id=caller.thread_id, session_hash=caller.session_hash, tool=tool,
-                          arguments=arguments, origin="agent", agent=agent.name, context=caller.context,
-                          privileges=caller.privileges, session_taint=True, replay=asked,
-                          text=f"{caller.name}: {tool} {canonical(arguments)}")
+    try:
+        answer = call_propose(thread_id=caller.thread_id, session_hash=caller.session_hash, tool=tool,
+                              arguments=arguments, origin="agent", agent=agent.name, context=caller.context,
+                              privileges=caller.privileges, session_taint=True, replay=asked,
+                              text=f"{caller.name}: {tool} {canonical(arguments)}")
+    except CallRefused as refused:  # refused before anything was stored: an unknown tool, arguments that do not fit
+        return Held(Outcome(status="refused", run="", rule=refused.rule, sentence=str(refused.detail)))
     replay_id = answer.replayed.id if answer.replayed is not None else answer.replay_id
     return Held(answer.outcome(), replay_id)
 

@@ -21,7 +21,7 @@ from threads.engine import (
 from threads.engine.lifecycle import LifecycleError, run_status_set, step_status_set
 from threads.engine.pauses import pause_close, present
 from threads.engine.unit import unit
-from threads.errors import InvalidAnswer, InvalidDecision, Stale
+from threads.errors import CallRefused, InvalidAnswer, InvalidDecision, Stale
 from threads.models import Event, Interrupt, Replay, Run, Step
 from threads.selectors import session_hash
 
@@ -156,11 +156,17 @@ def test_a_proposed_call_goes_through_the_same_check_with_its_origin():
     assert write.outcome().status == "waiting" and pause is not None
     assert pause.reasons == ["write", "argument_origin: amount", "argument_origin: order_id"]
     assert [a["origin"] for a in pause.arguments] == ["agent", "agent"] and shop.charges() == []
-    refused = call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool="no_such_tool",
-                           arguments={})
-    assert (refused.outcome().status, refused.outcome().rule) == ("refused", "unknown_tool")
-    # A proposed call sets nothing aside (a person's new turn would): the charge still waits.
-    assert [p.id for p in refused.waiting] == [pause.id]
+    # A tool the catalogue does not list, or arguments its schema does not name, are refused before
+    # anything is stored; a proposed call sets nothing aside either (a person's new turn would).
+    for tool, arguments, rule in [("no_such_tool", {}, "unknown_tool"),
+                                  ("charge_card", {"order_id": "4411", "amount": 40, "approved_by": "ana"},
+                                   "arguments"),
+                                  ("charge_card", {"order_id": "44\x0011", "amount": 40}, "arguments"),
+                                  ("charge_card", {"order_id": "4411", "amount": float("nan")}, "arguments")]:
+        with pytest.raises(CallRefused) as refused:
+            call_propose(thread_id="mcp-1", session_hash=session_hash(SESSION), tool=tool, arguments=arguments)
+        assert refused.value.rule == rule, (tool, arguments)
+    assert Run.objects.count() == 2 and Interrupt.objects.get(pk=pause.id).status == "open"
 
 
 def charge_key(**overrides: object) -> ReplayKey:

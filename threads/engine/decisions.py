@@ -40,6 +40,7 @@ from threads.engine.progress import Progress
 from threads.engine.reads import pause_steps_read, stale_body
 from threads.engine.reconcile import happened_record, not_happened_record
 from threads.engine.saga import saga_abandon, saga_done_by_hand, saga_retry, saga_start
+from threads.engine.storable import encodable
 from threads.engine.unit import Unit
 from threads.errors import InvalidAnswer, InvalidDecision, NotFound, Stale
 from threads.models import Event, Interrupt, Run, Step
@@ -69,23 +70,6 @@ class Follow(enum.Enum):
     MODEL = "model"  # the model is told (a delegate approved, or its question answered), after the commit
     REPLY = "reply"  # nothing more: the reply says what the answer did
     HANDBACK = "handback"  # nothing here: the system that asked carries on (threads.engine.handback)
-
-
-def encodable(value: Any) -> bool:
-    """True when every string in ``value`` is valid UTF-8 text a database can hold."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            return False
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    if isinstance(value, dict):
-        return all(encodable(k) and encodable(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(encodable(v) for v in value)
-    return True
 
 
 def pause_find(thread_id: str, pause_id: str) -> Interrupt:

@@ -54,7 +54,8 @@ _held_lock = threading.Lock()
 def digest(value: Any) -> str:
     """SHA-256 of a value's canonical JSON (a string as itself)."""
     text = value if isinstance(value, str) else canonical(value)
-    return hashlib.sha256(text.encode()).hexdigest()
+    # surrogatepass: a lone surrogate (refused before anything is stored) still digests, the same way each time
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)

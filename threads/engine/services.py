@@ -33,6 +33,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from django.utils import translation
+
 from catalogue import registry
 from catalogue.plan import Argument, Call, Plan
 from threads.engine.advance import advance_segment, next_step, run_advance
@@ -48,18 +50,40 @@ from threads.engine.replays import Replayed, ReplayKey, replay_release, replay_t
 from threads.engine.replies import reply_write
 from threads.engine.saga import saga_run
 from threads.engine.steps import run_taint_carry
+from threads.engine.storable import proposal_refusal, storable
 from threads.engine.turns import run_start, thread_open
 from threads.engine.turns import turn_submit as _turn
 from threads.engine.unit import unit
 from threads.engine.views import Answer
-from threads.errors import InvalidAnswer, InvalidDecision, NotFound, Stale
+from threads.errors import (
+    DETAIL_NOT_STORABLE,
+    DETAIL_THREAD_TOO_LONG,
+    BadRequest,
+    CallRefused,
+    InvalidAnswer,
+    InvalidDecision,
+    NotFound,
+    Stale,
+)
 from threads.models import Interrupt, Run, Step
+
+MAX_THREAD_KEY = 160  # the thread's stored key: its id (at most 128) and its session's tail
 
 
 def answer_of(progress: Progress) -> Answer:
     """The ``Answer`` for what ``progress`` did, read now."""
     answer = run_answer(progress.run, reply=progress.reply, not_notified=not_notified(progress.notices))
     return replace(answer, replay_id=progress.replay_id) if progress.replay_id is not None else answer
+
+
+def given_checked(*, thread_id: str, context: dict[str, Any] | None, text: str) -> None:
+    """What a caller hands the engine is what the run store can hold (``storable``), refused before
+    anything is stored (a door's parser refused it already; the Python API's caller has none)."""
+    if len(thread_id) > MAX_THREAD_KEY:
+        raise BadRequest(DETAIL_THREAD_TOO_LONG)
+    for what, value in (("context", context), ("thread", thread_id), ("text", text)):
+        if value is not None and not storable(value):
+            raise BadRequest(str(DETAIL_NOT_STORABLE).format(what=what))
 
 
 def turn_submit(*, thread_id: str, session_hash: str, text: str, language: str | None = None,
@@ -70,6 +94,8 @@ def turn_submit(*, thread_id: str, session_hash: str, text: str, language: str |
     may come again (an ``Idempotency-Key``, an AG-UI message id);
     ``if_nothing_waits``: refused with ``PausesPending`` while a pause of the
     thread waits (AG-UI), instead of setting it aside."""
+    text = text.replace("\x00", " ")  # a NUL in what a person wrote is noise, read as a space
+    given_checked(thread_id=thread_id, context=context, text=text)
     try:
         return answer_of(_turn(thread_id=thread_id, session_hash=session_hash, text_=text, language=language,
                                context=context, privileges=privileges, agent_name=agent, replay=replay,
@@ -94,6 +120,11 @@ def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dic
     two identical proposals at once, one run and one pause; the other is
     answered with it, ``Answer.replayed``)."""
     spec = registry.get_agent(agent)
+    with translation.override(spec.default_language):
+        refusal = proposal_refusal(spec, tool, arguments)
+    if refusal is not None:  # nothing to keep a trace of: refused before anything is stored
+        raise CallRefused(*refusal)
+    given_checked(thread_id=thread_id, context=context, text=text)
     lang = registry.choose_language(spec, language)
     withdrawn = registry.withdrawn_tools(spec)
     found = spec.tool(tool)
