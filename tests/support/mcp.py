@@ -84,7 +84,7 @@ def stalwart(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
 
 def keys_revoked(data_dir: Path) -> None:
     """No client key in force on the run store the servers share (so the gateway answers loopback callers)."""
-    sql = "UPDATE approvals_mcpclient SET revoked_at = CURRENT_TIMESTAMP WHERE revoked_at IS NULL"
+    sql = "UPDATE doors_mcp_mcpclient SET revoked_at = CURRENT_TIMESTAMP WHERE revoked_at IS NULL"
     if os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
         import psycopg
 
