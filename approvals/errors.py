@@ -1,5 +1,6 @@
-"""Errors of the signed channel (SPEC §11); the answer's own (stale, invalid
-decision or answer) are the engine's, in ``threads.errors``."""
+"""Errors of the signed channel (docs/http-api.md, "Signed resumes"); the
+answer's own (stale, invalid decision or answer) are the engine's, in
+``threads.errors``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The console's two groups and what each may do (SPEC §12): plain data, read
+"""The console's two groups and what each may do (docs/operating.md, "Staff accounts"): plain data, read
 by the data migrations that make them (``0005_staff_groups``, and those that
 give them more later, ``0009_operators_read_feedback``) and by
 ``staff_create`` (which makes them again where a test flushed the tables).

@@ -1,4 +1,4 @@
-"""Telling the outside world of a pause (SPEC §11's ``on_interrupt``).
+"""Telling the outside world of a pause (``on_interrupt``: docs/getting-started.md, "Mounting: make_app").
 
 ``stalwart_site.serve.make_app(on_interrupt=[...])`` (and ``stalwart serve
 --webhook``) registers listeners (``approvals.listeners``). The engine tells

@@ -1,4 +1,4 @@
-"""The durable outbox of pause notifications (SPEC §11).
+"""The durable outbox of pause notifications (docs/operating.md, "Webhooks").
 
 A ``Delivery`` row per listener is written in the transaction that opens the
 pause (``deliveries_enqueue``, by the engine's notifier: ``approvals.notify``), so a notice exists
@@ -228,7 +228,8 @@ def _send(listener: Any, d: Delivery, shown: dict[str, Any]) -> Outcome:
 
 def notice_shown(pause: Interrupt, type_: str) -> dict[str, Any]:
     """The pause as a listener is told of it: as it opened for ``waiting``; for
-    a notice about a pause that already waited (SPEC §7.6) also its ``type``
+    a notice about a pause that already waited (docs/agent-file.md, "Deadlines
+    and escalation") also its ``type``
     (``expired`` | ``escalation``), ``escalation`` and ``status``, and no
     token once it can no longer be answered."""
     shown = present(pause)

@@ -1,4 +1,5 @@
-"""Privileges of staff in the console (SPEC §6's ``privilege:<name>``).
+"""Privileges of staff in the console (the check's ``privilege:<name>``;
+docs/operating.md, "Signed context tokens").
 
 A signed ``Stalwart-Context`` carries a person's privileges as ``priv``; a
 staff member brings theirs from Django permissions: every permission whose

@@ -1,5 +1,6 @@
-"""The console's staff stream (SPEC §12): every pause opened or closed, across
-threads, as server-sent events at ``GET /admin/threads/interrupt/stream``.
+"""The console's staff stream (docs/decisions.md, "The queue staff live in"):
+every pause opened or closed, across threads, as server-sent events at
+``GET /admin/threads/interrupt/stream``.
 
 A Channels consumer (``stalwart_site.routing``) with the admin's session
 cookie: active staff who may see pauses (``threads.view_interrupt``, checked

@@ -1,5 +1,5 @@
-"""Approval from another channel (SPEC §11): signed pause deliveries and
-signed resumes.
+"""Approval from another channel: signed pause deliveries and signed resumes
+(docs/operating.md, "Webhooks"; docs/http-api.md, "Signed resumes").
 
 Two signatures travel on each delivery, over the same body:
 

@@ -1,6 +1,7 @@
-"""Faults at scale (SPEC §8, §9): runs against two real `stalwart serve`
-workers on one PostgreSQL database, under a fault mix, with a worker killed
-(SIGKILL) mid-write every 100 runs.
+"""Faults at scale (docs/operating.md, "A worker that dies mid-call"; docs/http-api.md,
+"Receipts and verdicts"): runs against two real `stalwart serve` workers on
+one PostgreSQL database, under a fault mix, with a worker killed (SIGKILL)
+mid-write every 100 runs.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/h8 python bench/faults.py
     python bench/faults.py --runs 300              # fewer runs

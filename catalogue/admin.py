@@ -1,5 +1,5 @@
-"""The console's catalogue pages (SPEC §12): the tools page, withdrawals and
-the selector's language per agent.
+"""The console's catalogue pages (docs/operating.md, "The console (/admin/)"):
+the tools page, withdrawals and the selector's language per agent.
 
 The tools page (``/admin/catalogue/tool/``) lists the loaded agent file's
 tools with read/write, their declarations and ``verify``'s lints, and

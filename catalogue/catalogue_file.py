@@ -1,4 +1,4 @@
-"""``catalogue.json`` on disk (SPEC §4.1): load, validate, write, overlay.
+"""``catalogue.json`` on disk (docs/agent-file.md, "catalogue.json"): load, validate, write, overlay.
 
 The file is checked against ``catalogue/schema/catalogue.schema.json`` (shipped
 in the package); a file that fails is refused with the place (a JSON path)
@@ -9,7 +9,7 @@ The agent file can name a catalogue and add or override tools beside it:
 ``overlay(tools, entries)`` takes the agent file's ``tools:`` mapping. An entry
 naming a catalogue tool replaces the fields it gives (``read: true`` /
 ``write: true`` set the kind); an entry with a new name adds a tool, a write
-unless it says ``read: true`` (SPEC §4.3: never guessed toward read).
+unless it says ``read: true`` (never guessed toward read: docs/agent-file.md, "A tool entry").
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The check (SPEC §6), pure: decide one planned call.
+"""The check, pure: decide one planned call (docs/agent-file.md, "Declarations";
+the refusal rules of docs/http-api.md, "POST /threads/{id}/messages").
 
 Order: withdrawn -> refuse (rule ``withdrawn``); unknown tool -> refuse
 (``unknown_tool``); missing privilege -> refuse (``privilege:<name>``);

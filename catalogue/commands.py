@@ -86,7 +86,7 @@ def import_tools(source: str | None, *, mcp: str | None, declarations: str | Non
 
 def import_main(argv: Sequence[str], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    parser = _Parser(prog="stalwart catalogue import", description="Write a catalogue (SPEC §4).")
+    parser = _Parser(prog="stalwart catalogue import", description="Write a catalogue (docs/agent-file.md).")
     parser.add_argument("source", nargs="?", help="an OpenAPI document or a saved MCP tools/list answer")
     parser.add_argument("--mcp", metavar="ADDR_OR_CMD", help="an MCP server: http://host/mcp or \"python server.py\"")
     parser.add_argument("--declarations", metavar="DIR", help="a folder of TypeScript .d.ts files")
@@ -134,7 +134,7 @@ def verify_main(argv: Sequence[str], *, loader: Loader | None = None,
                 loader_errors: tuple[type[BaseException], ...] = (),
                 out: TextIO | None = None, err: TextIO | None = None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    parser = _Parser(prog="stalwart verify", description="Lint an agent file's catalogues (SPEC §4.5).")
+    parser = _Parser(prog="stalwart verify", description="Lint an agent file's catalogues (docs/agent-file.md).")
     parser.add_argument("agent_file", metavar="AGENT.yaml")
     try:
         args = parser.parse_args(list(argv))

@@ -1,4 +1,4 @@
-"""LangChain tools into a catalogue, in process (SPEC §4.3).
+"""LangChain tools into a catalogue, in process (docs/agent-file.md, "LangChain").
 
 ``tool_catalogue(tools, agent="Shop")`` turns ``BaseTool`` objects into
 ``Tool`` entries. ``langchain-core`` is an optional extra: this module imports

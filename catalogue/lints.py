@@ -1,4 +1,4 @@
-"""The catalogue's lints (SPEC §4.5), pure: what ``stalwart verify`` prints.
+"""The catalogue's lints (docs/agent-file.md, "Lints: stalwart verify"), pure: what ``stalwart verify`` prints.
 
 ``lint(tools)`` answers ``Finding``s, warnings first in catalogue order, then
 errors. ``format_finding`` gives exactly ``<level> <code> <tool>: <message>``.

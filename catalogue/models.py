@@ -1,8 +1,9 @@
 """What of a catalogue lives in the database: withdrawals and per-agent settings.
 
-The catalogue itself is the user's file (SPEC §4.1); an operator's
-withdrawal (SPEC §4.6) and the admin's "Language the selector reads" (SPEC §5)
-are the only state the server keeps about it. ``Tool`` has no table: it gives
+The catalogue itself is the user's file (docs/agent-file.md, "catalogue.json");
+an operator's withdrawal and the admin's "Language the selector reads"
+(docs/operating.md, "The console (/admin/)") are the only state the server
+keeps about it. ``Tool`` has no table: it gives
 the console's tools page its address (``/admin/catalogue/tool/``) and its
 ``view_tool`` permission; the rows come from the loaded agent file.
 

@@ -1,4 +1,4 @@
-"""The selector's output (SPEC §5), pure.
+"""The selector's output (docs/http-api.md, "POST /plan"), pure.
 
 A plan is an ordered list of calls, each argument with its origin, plus the
 questions (``asks``) the turn leaves open. ``Plan.to_json()`` is exactly what
@@ -74,7 +74,7 @@ class Call:
 
 @dataclass(frozen=True)
 class Ask:
-    """A question the plan needs answered (SPEC §7.5 question format)."""
+    """A question the plan needs answered (docs/http-api.md, "Questions (ask)" has its format)."""
 
     step: int
     argument: str | None
@@ -122,7 +122,7 @@ class Plan:
     calls: tuple[Call, ...] = ()
     asks: tuple[Ask, ...] = ()
     # What `stalwart plan --explain` shows; never part of the plan's identity or
-    # of its default JSON (SPEC §5's shape stays exactly as it is).
+    # of its default JSON (the shape docs/http-api.md, "POST /plan" shows stays exactly as it is).
     explain: tuple[Explanation, ...] = field(default=(), compare=False)
 
     def to_json(self, *, explain: bool = False) -> dict[str, Any]:
@@ -153,7 +153,7 @@ class Plan:
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """An agent's vocabulary file (SPEC §5): extra words per language."""
+    """An agent's vocabulary file (docs/agent-file.md, "The vocabulary file"): extra words per language."""
 
     language: str | None = None  # settings.language
     words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # lang -> phrase -> word

@@ -1,4 +1,4 @@
-"""Questions a run asks a person, and their answers (SPEC §7.5), pure.
+"""Questions a run asks a person, and their answers (docs/http-api.md, "Questions (ask)"), pure.
 
 A question is made once, by ``make_question``, and is either valid and
 normalised or refused with a ``QuestionError``; nothing in between. Wire

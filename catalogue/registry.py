@@ -5,9 +5,10 @@ middleware's own tools), found by name: a run names its agent, and a resume on a
 finds it there, whatever file the process serves first.
 
 Also the only place that merges the two withdrawal lists (agent file and
-database, SPEC §4.6) and chooses the selector's language (SPEC §5): the
-request's ``language``; the admin's per-agent setting; the agent file's
-``language``; the vocabulary's ``settings.language``; else English.
+database) and chooses the selector's language (docs/agent-file.md, "An
+agent"): the request's ``language``; the admin's per-agent setting; the
+agent file's ``language``; the vocabulary's ``settings.language``; else
+English.
 
 The database's part (withdrawals, the language setting) is read once per
 process and read again after any change, in any process (``catalogue.stored``):

@@ -1,4 +1,4 @@
-"""Writes of catalogue state: withdrawing and restoring a tool (SPEC §4.6)."""
+"""Writes of catalogue state: withdrawing and restoring a tool (docs/operating.md, "The console (/admin/)")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """What operators store about an agent, read once per process and read again
-after any change in any process: its withdrawals (SPEC §4.6) and the selector's
-language setting (SPEC §5). ``catalogue.registry`` is the only reader.
+after any change in any process: its withdrawals and the selector's language
+setting (docs/operating.md, "The console (/admin/)"). ``catalogue.registry``
+is the only reader.
 
 The model: a token in the shared cache (``settings.CACHES["shared"]``: Redis
 with ``REDIS_URL``, else files in the data folder) names the current version

@@ -1,4 +1,4 @@
-"""The catalogue's data model (SPEC §4.1), pure.
+"""The catalogue's data model (docs/agent-file.md, "catalogue.json"), pure.
 
 A ``Tool`` is one entry of ``catalogue.json``: its name read as words, whether
 it reads or writes, its input and result schemas, the declarations the check
@@ -52,7 +52,7 @@ class Tool:
     words: str = ""
     action: str = ""
     thing: str = ""
-    # Declarations (SPEC §4.1, §4.3).
+    # Declarations (docs/agent-file.md, "Declarations").
     compensation: Mapping[str, Any] | None = None  # {"tool": name, "arguments": {...}}
     irreversible: bool = False
     idempotency: Mapping[str, Any] | None = None  # {"argument": name} or {"header": name}

@@ -1,4 +1,4 @@
-"""Loading an agent's vocabulary file (SPEC §5).
+"""Loading an agent's vocabulary file (docs/agent-file.md, "The vocabulary file").
 
 The file is YAML::
 

@@ -1,7 +1,7 @@
 """What a tool says to a person, in each language, pure.
 
-A tool may declare its words (SPEC §4.1's ``confirm``, and ``labels`` for its
-arguments), each a string or one per language::
+A tool may declare its words (``confirm``, and ``labels`` for its arguments:
+docs/agent-file.md, "Declarations"), each a string or one per language::
 
     confirm: {en: Charge the card?, pt-BR: Cobrar no cartão?}
     labels: {order_id: {en: Order, pt-BR: Pedido}, amount: Amount}

@@ -1,4 +1,4 @@
-"""Names read as words (SPEC §4.2), pure.
+"""Names read as words (docs/agent-file.md, "catalogue.json"), pure.
 
 ``get_order``, ``getOrder``, ``get-order`` and ``GetOrder`` all read
 ``get order``: the first word is the action, the rest the thing.

@@ -1,4 +1,4 @@
-"""The ``stalwart`` console script (SPEC §2).
+"""The ``stalwart`` console script (docs/getting-started.md, "The commands").
 
 Commands that need the database start through ``stalwart_site.bootstrap``,
 which sets the environment (agent file, operator token, public URL) before
@@ -104,7 +104,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    """The MCP gateway over stdio (SPEC §15): stdout is the protocol's, so every word goes to stderr."""
+    """The MCP gateway over stdio (docs/mcp.md): stdout is the protocol's, so every word goes to stderr."""
     af = _load(args.agent_file, args.agent)
     from stalwart_site.bootstrap import UnsafeConfiguration, prepare
 

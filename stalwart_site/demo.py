@@ -5,7 +5,7 @@ is approved and then fails "already paid". A reset forgets the demo agents'
 threads, and with them (they cascade from the thread) their turns, runs,
 steps, pauses, receipts, events and thumbs, plus the rows that name those
 threads without a foreign key (kept idempotency answers, outbox deliveries).
-Then it puts the shop's orders back as SPEC §14 seeds them.
+Then it puts the shop's orders back as docs/getting-started.md seeds them.
 
 Kept: staff accounts, withdrawn tools and the selector's language settings:
 they are people and operators' choices, not the demo's runs, and deleting the

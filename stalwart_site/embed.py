@@ -1,4 +1,4 @@
-"""Embedding the web components on a shop's own site (SPEC §13).
+"""Embedding the web components on a shop's own site (docs/widget.md, "The snippet a shop pastes").
 
 ``STALWART_EMBED_ORIGINS`` (settings, from the environment) names the origins
 that may load the widget's module, call the API with CORS and frame ``/``;

@@ -1,4 +1,4 @@
-"""One renderer for SPEC §10's ``{"error", "detail"}``.
+"""One renderer for the HTTP API's ``{"error", "detail"}`` (docs/http-api.md, "Errors").
 
 The hierarchy itself lives where it is raised (``threads.errors``,
 ``approvals.errors``); every application error carries a ``code``, an

@@ -1,4 +1,4 @@
-"""What daphne answers before Django runs, in SPEC §10's shape (issue 26).
+"""What daphne answers before Django runs, in the HTTP API's error shape (docs/http-api.md, "Errors"; issue 26).
 
 daphne reads requests with twisted's ``HTTPChannel``, which answers some of
 them itself, before any ASGI application sees them:
@@ -65,7 +65,8 @@ BASIC_ERRORS: dict[int, tuple[str, Any]] = {
 
 
 def error_body(code: str, detail: Any, accept_language: bytes | None = None, **extra: str) -> bytes:
-    """SPEC §10's ``{"error", "detail"}``, the sentence in the request's language where it said one."""
+    """The API's ``{"error", "detail"}`` (docs/http-api.md, "Errors"), the sentence in the request's language
+    where it said one."""
     with translation.override(_language(accept_language)):
         return json.dumps({"error": code, "detail": str(detail), **extra}).encode()
 
@@ -188,7 +189,7 @@ class GuardedRequest(WebRequest):
         return values[0] if values else None
 
     def basic_error(self, status: int, status_text: bytes, body: str) -> None:
-        """daphne's HTML error page, as SPEC §10's JSON."""
+        """daphne's HTML error page, as the API's JSON error (docs/http-api.md, "Errors")."""
         code, detail = BASIC_ERRORS.get(status) or BASIC_ERRORS[500 if status >= 500 else 400]
         request_id = uuid.uuid4().hex
         extra = {"request_id": request_id} if status >= 500 else {}

@@ -5,9 +5,9 @@
   and refuses a header holding a lone surrogate: such text cannot be encoded,
   stored or compared, so it is a ``400 bad_request`` before anything reads it.
 - ``BodyLimitMiddleware``: a body size limit that answers ``413 too_large`` as
-  JSON (SPEC §10). Django's own ``DATA_UPLOAD_MAX_MEMORY_SIZE`` only trips when
-  the body is read; a declared Content-Length over the limit is refused here
-  before anything reads it.
+  JSON (docs/http-api.md, "Errors"). Django's own
+  ``DATA_UPLOAD_MAX_MEMORY_SIZE`` only trips when the body is read; a declared
+  Content-Length over the limit is refused here before anything reads it.
 - ``ContentSecurityPolicyMiddleware``: one Content-Security-Policy for every
   HTML page (the chat, ``/pair/``, the admin, ``/api/docs/``), set in one
   place; a page that sets its own keeps it.

@@ -1,5 +1,5 @@
 """The one JSON parser of the API: hostile bodies are refused before any view
-reads them (SPEC §10's ``400 bad_request``).
+reads them (``400 bad_request``: docs/http-api.md, "Errors").
 
 Python's ``json`` takes things no route can store or should see: nesting deep
 enough to exhaust the recursion limit (a RecursionError, not a ValueError),

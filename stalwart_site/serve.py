@@ -1,5 +1,5 @@
 """``make_app``: the ASGI application ``stalwart serve`` runs, for mounting in
-a team's own server (SPEC §11)."""
+a team's own server (docs/getting-started.md, "Mounting: make_app")."""
 
 from __future__ import annotations
 

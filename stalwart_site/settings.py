@@ -233,8 +233,9 @@ STALWART_MAX_BODY = env.int("STALWART_MAX_BODY", default=256 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = STALWART_MAX_BODY
 STALWART_MAX_TURN = env.int("STALWART_MAX_TURN", default=8000)
 STALWART_ASK_TIMEOUT = env.int("STALWART_ASK_TIMEOUT", default=600)
-# The sweep for steps whose worker died (SPEC §9): how often it runs, and how
-# long a running step's heartbeat may be silent before its lease lapses.
+# The sweep for steps whose worker died (docs/operating.md, "A worker that dies
+# mid-call"): how often it runs, and how long a running step's heartbeat may be
+# silent before its lease lapses.
 STALWART_SWEEP_SECONDS = env.float("STALWART_SWEEP_SECONDS", default=5.0)
 STALWART_LEASE_SECONDS = env.float("STALWART_LEASE_SECONDS", default=5.0)
 # /pair/ (a --dev-pair code signs a browser in) is served only when `stalwart serve --dev-pair` set this.
@@ -250,7 +251,8 @@ STALWART_PAUSE_LISTENERS = ["doors.langgraph.listen.pause_closed"]
 # With a secret (make_app(secret=...)), resumes must carry a Stalwart-Signature.
 STALWART_RESUME_SECRET = env.str("STALWART_RESUME_SECRET", default="")
 # With it, context comes only from a signed Stalwart-Context header (an HS256 JWT);
-# without it (the demo) a body `context` is accepted as unsigned (SPEC §10).
+# without it (the demo) a body `context` is accepted as unsigned (docs/http-api.md,
+# "Signed context (Stalwart-Context)").
 STALWART_CONTEXT_SECRET = env.str("STALWART_CONTEXT_SECRET", default="")
 
 # --- Embedding (web components) ---------------------------------------------------
@@ -263,7 +265,7 @@ STALWART_CONTEXT_SECRET = env.str("STALWART_CONTEXT_SECRET", default="")
 STALWART_EMBED_ORIGINS = [o.strip().rstrip("/") for o in env.list("STALWART_EMBED_ORIGINS", default=[]) if o.strip()]
 INSTALLED_APPS.append("corsheaders")  # its system checks refuse a malformed origin at start
 CORS_ALLOWED_ORIGINS = STALWART_EMBED_ORIGINS
-CORS_URLS_REGEX = r"^/(static/|threads/|agui/|config\.json$|plan$|healthz$)"  # agui/: AG-UI clients (SPEC §17)
+CORS_URLS_REGEX = r"^/(static/|threads/|agui/|config\.json$|plan$|healthz$)"  # agui/: AG-UI clients (docs/ag-ui.md)
 CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["content-type", "idempotency-key", "stalwart-context", "stalwart-session", "stalwart-client",
                       "last-event-id"]

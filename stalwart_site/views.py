@@ -42,7 +42,7 @@ def chat_view(request: HttpRequest) -> HttpResponse:
 
 class JSONErrorsMixin:
     """A view whose answers are not JSON (YAML, HTML) that still answers its
-    errors in SPEC §10's JSON.
+    errors in the API's JSON (docs/http-api.md, "Errors").
 
     DRF renders an error with the renderer the request negotiated, or, when
     negotiation itself failed (``?format=xml``: 404; an ``Accept`` nothing

@@ -90,7 +90,7 @@ def _agent_file(request: pytest.FixtureRequest) -> None:
 
 @pytest.fixture
 def shop_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh shop (SPEC §14's three orders) in its own data folder."""
+    """A fresh shop (the three orders of docs/getting-started.md) in its own data folder."""
     folder = tmp_path / "data"
     folder.mkdir()
     monkeypatch.setenv("STALWART_DATA_DIR", str(folder))

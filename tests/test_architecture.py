@@ -1,4 +1,4 @@
-"""The house rules the tree keeps (STYLE.md "The shape of the house"):
+"""The house rules the tree keeps (docs/architecture.md):
 
 - import-linter's contracts in pyproject.toml: the apps depend one way
   (catalogue <- threads <- approvals <- stalwart_site) and the pure modules
@@ -107,8 +107,8 @@ def test_module_stays_small(path: Path) -> None:
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it by sub-area"
 
 
-# The one function per state change (STYLE.md anti-pattern 11): every write of
-# a run's, a step's or a pause's status is one of these.
+# The one function per state change (docs/architecture.md: ``lifecycle``, ``pauses``,
+# ``replays``): every write of a run's, a step's or a pause's status is one of these.
 STATUS_WRITERS = {
     ("threads/engine/lifecycle.py", "run_status_set"), ("threads/engine/lifecycle.py", "step_status_set"),
     ("threads/engine/lifecycle.py", "step_claim"), ("threads/engine/lifecycle.py", "steps_status_set"),

@@ -1,4 +1,4 @@
-"""``.env.example`` lists every variable the settings read (STYLE.md: Settings)."""
+"""``.env.example`` lists every variable the settings read."""
 
 from __future__ import annotations
 

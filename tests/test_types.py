@@ -1,4 +1,4 @@
-"""The pure modules pass ``mypy --strict`` (STYLE.md).
+"""The pure modules pass ``mypy --strict`` (docs/benchmarks.md).
 
 The files and flags live in pyproject.toml's ``[tool.mypy]``, so this test and
 a person typing ``mypy`` at the repo root check the same thing.

@@ -1,4 +1,4 @@
-"""The console's thread pages: the list, and one thread's trace (SPEC §12).
+"""The console's thread pages: the list, and one thread's trace (docs/operating.md, "The console (/admin/)").
 
 A thread's page shows its turns (messages), each run with its steps, their
 status, receipts and verdicts, the pauses and who answered them, and the
@@ -57,8 +57,9 @@ class ThreadAdmin(admin.ModelAdmin):
         return [path("<path:object_id>/rollback/", rollback, name="threads_thread_rollback"), *super().get_urls()]
 
     def rollback_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """An operator's rollback (SPEC §8, §12): a confirmation page, then a
-        CSRF-protected POST through the same service as the HTTP route."""
+        """An operator's rollback (docs/operating.md, "The console (/admin/)"): a
+        confirmation page, then a CSRF-protected POST through the same service as
+        the HTTP route."""
         thread = get_object_or_404(Thread, pk=object_id)
         if not request.user.has_perm(ROLLBACK_PERMISSION):  # the view checks; the template only hides
             raise PermissionDenied

@@ -1,4 +1,4 @@
-"""A thread's events to its followers (SPEC §10): server-sent events at
+"""A thread's events to its followers (docs/http-api.md): server-sent events at
 ``GET /threads/{id}/stream`` and a WebSocket at ``/ws/threads/{id}/``,
 both Channels consumers under ``stalwart_site.asgi``'s ``ProtocolTypeRouter``
 with Channels' session and auth middleware (the admin's cookie).

@@ -1,4 +1,5 @@
-"""Signed context (SPEC §10), pure: the ``Stalwart-Context`` token's maths.
+"""Signed context (docs/http-api.md, "Signed context (Stalwart-Context)"), pure: the ``Stalwart-Context``
+token's maths.
 
 The embedding site's backend mints an HS256 JWT under
 ``STALWART_CONTEXT_SECRET``; Stalwart reads it. Claims::

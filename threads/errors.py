@@ -1,10 +1,11 @@
 """The application's error hierarchy, at the lowest layer that raises it.
 
-Every application error carries a ``code``, an ``http_status`` and a
-sentence; ``stalwart_site.errors.exception_handler`` renders any of them as
-SPEC §10's ``{"error": <code>, "detail": <sentence>}``. The answering side's
-own (stale, invalid decision or answer) are here, since the engine answers
-pauses; ``approvals.errors`` adds the signed channel's.
+Every application error carries a ``code``, an ``http_status`` and a sentence;
+``stalwart_site.errors.exception_handler`` renders any of them as the HTTP
+API's ``{"error": <code>, "detail": <sentence>}`` (docs/http-api.md,
+"Errors"). The answering side's own (stale, invalid decision or answer) are
+here, since the engine answers pauses; ``approvals.errors`` adds the signed
+channel's.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ class IdempotencyMismatch(StalwartError):
 
 class Stale(StalwartError):
     """An answer to a pause that is no longer open, with another token, or
-    that lost the claim to another answer (SPEC §7.2)."""
+    that lost the claim to another answer (docs/http-api.md, "409 interrupt_stale")."""
 
     code = "interrupt_stale"
     http_status = 409

@@ -1,7 +1,8 @@
-"""Thumbs on replies (SPEC §10): ``feedback_give`` stores one per reply, from
-the session that was shown it (the thread's own session: the view reaches the
-thread through ``thread_access``); a second thumb on the same reply replaces
-the first. ``feedback_counts`` is what the admin shows per agent."""
+"""Thumbs on replies (docs/http-api.md, "POST /threads/{id}/feedback"):
+``feedback_give`` stores one per reply, from the session that was shown it (the
+thread's own session: the view reaches the thread through ``thread_access``); a
+second thumb on the same reply replaces the first. ``feedback_counts`` is what
+the admin shows per agent."""
 
 from __future__ import annotations
 

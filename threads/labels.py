@@ -16,7 +16,7 @@ DECISIONS = {
     "answer": _("Answer"),
     "decline": _("Decline"),
     "edit": _("Edited"),
-    "reject": _("Reject"),  # a mirrored LangGraph pause (SPEC §16)
+    "reject": _("Reject"),  # a mirrored LangGraph pause (docs/langgraph.md)
     "respond": _("Respond"),
 }
 

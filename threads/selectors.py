@@ -84,7 +84,7 @@ def thread_access_or_staff(*, thread_id: str, session: str, staff: bool = False)
 
 
 def context_of(request: HttpRequest, body_context: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
-    """The request's context and privileges (SPEC §10).
+    """The request's context and privileges (docs/http-api.md, "Signed context (Stalwart-Context)").
 
     With ``STALWART_CONTEXT_SECRET`` set they come only from the signed
     ``Stalwart-Context`` header: a bad, expired or malformed token is

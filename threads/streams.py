@@ -1,4 +1,4 @@
-"""A thread's events as they happen (SPEC §10): what the SSE stream at
+"""A thread's events as they happen (docs/http-api.md): what the SSE stream at
 ``GET /threads/{id}/stream`` and the WebSocket at ``/ws/threads/{id}/`` send
 (their consumers: ``threads.consumers``).
 

@@ -1,4 +1,4 @@
-"""Pause identity and tokens (SPEC §7.2), pure.
+"""Pause identity and tokens (docs/http-api.md, "The pause"), pure.
 
 A pause id is *derived*, never random: the same call, paused for the same
 reason at the same point of the same run, has the same id on every worker.
@@ -43,6 +43,7 @@ def token_matches(expected: str, given: Any) -> bool:
 
 
 def request_hash(tool: str, arguments: dict[str, Any], secret: frozenset[str] = frozenset()) -> str:
-    """SHA-256 of the canonical intent (SPEC §9): tool plus arguments, secrets left out."""
+    """SHA-256 of the canonical intent (docs/http-api.md, "Receipts and verdicts"): tool plus arguments, secrets
+    left out."""
     kept = {k: v for k, v in arguments.items() if k not in secret}
     return hashlib.sha256(canonical([tool, kept]).encode()).hexdigest()

@@ -1,4 +1,4 @@
-"""The effect verdict of a write (SPEC §9), from its evidence. Pure.
+"""The effect verdict of a write (docs/http-api.md, "Receipts and verdicts"), from its evidence. Pure.
 
 Evidence is what the engine knows once a write was sent (or its worker died):
 
@@ -85,8 +85,9 @@ def probe_arguments(verify: Mapping[str, Any], args: Mapping[str, Any], result: 
 
 def probe_matches(verify: Mapping[str, Any], found: Any, args: Mapping[str, Any], result: Any) -> int:
     """How many of the probe's answers match: every key of ``match`` equals
-    that field (SPEC §9). A list answer (or the list under ``items:``) counts
-    each element; an object answer is one candidate."""
+    that field (docs/agent-file.md, "Declarations": ``verify``). A list answer
+    (or the list under ``items:``) counts each element; an object answer is one
+    candidate."""
     want = {str(k): reference(v, args, result) for k, v in dict(verify.get("match") or {}).items()}
     items_at = verify.get("items")
     if isinstance(items_at, str):

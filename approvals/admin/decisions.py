@@ -1,4 +1,5 @@
-"""The console's Decisions page (SPEC §12): every answer to a pause, across threads.
+"""The console's Decisions page: every answer to a pause, across threads
+(docs/decisions.md, "The queue staff live in").
 
 Who answered, when, which pause, the decision and where it came from (the
 console, the widget, HTTP, the webhook channel, an MCP client, LangGraph),

@@ -1,4 +1,4 @@
-"""The console's pause queue and pause page (SPEC §12).
+"""The console's pause queue and pause page (docs/operating.md, "The console (/admin/)").
 
 The queue lists open pauses, oldest first (the status filter defaults to
 "open"). A pause's page shows the call in words and one CSRF-protected POST

@@ -1,4 +1,4 @@
-"""What a queue row says without opening the pause (SPEC §12, issue 24).
+"""What a queue row says without opening the pause (docs/decisions.md, "The queue staff live in").
 
 Each function takes a pause as the queue reads it (its payload, no join) and
 returns the words or the marked-up cell: the call in words ("charge_card:

@@ -1,4 +1,4 @@
-"""The console's two groups (SPEC §12), made here so every database has them.
+"""The console's two groups (docs/operating.md, "Staff accounts"), made here so every database has them.
 What each may do is ``approvals.groups``. Permissions are made here (not left
 to post_migrate) so the groups hold them on the first migrate of an empty
 database."""

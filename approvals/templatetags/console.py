@@ -1,6 +1,7 @@
-"""The console's work waiting (SPEC §12): the count of open pauses a person may
-answer, for the admin's header and tab title on every page, and the queue's
-summary (by kind, the oldest's age) that opens the admin's index.
+"""The console's work waiting (docs/decisions.md, "The queue staff live in"):
+the count of open pauses a person may answer, for the admin's header and tab
+title on every page, and the queue's summary (by kind, the oldest's age) that
+opens the admin's index.
 
 The count stops at the queue's cap (``approvals.admin.paging.COUNT_CAP``: an
 exact number up to 10,000, "10,000+" above), read once per request; on the

@@ -1,4 +1,4 @@
-"""The agent file (SPEC §3): YAML holding one or more agents and their tools.
+"""The agent file (docs/agent-file.md): YAML holding one or more agents and their tools.
 
 ``load_agent_file(path)`` reads and checks the whole file before anything is
 served: unknown keys, a tool that cannot be imported, a compensation naming no
@@ -37,7 +37,7 @@ __all__ = [
 FILE_KEYS = {"agents", "storage"}
 
 
-# A catalogue (SPEC §4.1) given where an agent file goes: said as such, not as "unknown key 'version'".
+# A catalogue (catalogue.json) given where an agent file goes: said as such, not as "unknown key 'version'".
 CATALOGUE_GIVEN = ("this is a catalogue (version and tools), not an agent file: an agent file names it "
                    "under an agent's catalogue: key")
 

@@ -24,7 +24,7 @@ AGENT_KEYS = {
     "name", "purpose", "language", "on_unread", "vocabulary", "model", "catalogue",
     "tools", "withdrawn", "steps", "greeting", "deadlines", "escalate_after", "mcp",
 }
-# The kinds of pause a deadline or an escalation can name (SPEC §7.1, §7.6).
+# The kinds of pause a deadline or an escalation can name (docs/agent-file.md, "Deadlines and escalation").
 PAUSE_KINDS = ("confirm", "outcome_unknown", "saga_stuck", "ask", "delegate")
 MODEL_KEYS = {"base_url", "model", "key_env", "timeout"}
 MCP_KEYS = {"approver", "wait", "replay"}

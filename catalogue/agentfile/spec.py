@@ -33,7 +33,7 @@ class AgentFileError(Exception):
 
 @dataclass(frozen=True)
 class McpSettings:
-    """How the MCP gateway (SPEC §15) serves an agent: who approves a write
+    """How the MCP gateway (docs/mcp.md) serves an agent: who approves a write
     (``person``: in the console or the widget; ``client``: the MCP client, by
     form elicitation), how long a held call waits before it answers "waiting"
     (None: the client's known limit, else 50 s), and how long a result kept

@@ -27,7 +27,7 @@ TOOL_KEYS = {
 
 
 def verify_check(path: Path, place: str, tool: Tool, tools: Mapping[str, Tool]) -> None:
-    """``verify: {tool: <a read tool>, arguments: {...}, match: {...}, items?: <field>}`` (SPEC §9)."""
+    """``verify: {tool: <a read tool>, arguments: {...}, match: {...}, items?: <field>}`` (docs/agent-file.md)."""
     spec = tool.verify
     if spec is None:
         return
@@ -91,7 +91,7 @@ def tool_entry(path: Path, place: str, name: str, raw: Any, base: Tool | None) -
     if "read" in raw or "write" in raw:
         changes["kind"] = "read" if raw.get("read") else "write"
     elif base is None:
-        changes["kind"] = "write"  # never guessed in the costly direction (§4.3)
+        changes["kind"] = "write"  # never guessed in the costly direction (docs/agent-file.md, "A tool entry")
     for key in (*DECLARATIONS, "description", "input_schema", "result_schema"):
         if key in raw:
             changes[key] = raw[key]

@@ -1,4 +1,4 @@
-"""How a tool runs: its binding (SPEC §3), and what came back (SPEC §9).
+"""How a tool runs: its binding, and what came back (docs/agent-file.md, "Bindings").
 
 Every binding answers with an ``Outcome`` whose ``transport`` is one of
 ``ok``, ``refused``, ``error``, ``timeout``, ``no_response``. ``timeout`` and

@@ -5,7 +5,7 @@ method, the path and where each argument goes (path, query, header, cookie,
 body). The idempotency key, where the tool declares a header for it, is sent
 in that header: the same key on every attempt of the same step.
 
-Transport outcomes (SPEC §9), by what the caller can know about the effect:
+Transport outcomes (docs/agent-file.md, "Bindings"), by what the caller can know about the effect:
 
 - ``ok``: a 2xx; the JSON body (or the text) is the result.
 - ``refused``: nothing was applied: a 4xx, a connection that could not be made
@@ -14,8 +14,8 @@ Transport outcomes (SPEC §9), by what the caller can know about the effect:
   ``..`` as a path argument; refused here too for the calls that do not pass
   the check, an undo or a ``verify`` probe).
 - ``timeout``: sent, and no answer in time (a read or write timeout, a 504).
-- ``no_response``: sent, and the connection dropped, or a 5xx: SPEC §9 counts
-  a 5xx as ambiguous, since the server may have applied the effect first.
+- ``no_response``: sent, and the connection dropped, or a 5xx: a 5xx counts
+  as ambiguous, since the server may have applied the effect first.
 - ``error``: an answer that fits none of these (a redirect not followed).
 
 ``timeout`` and ``no_response`` are ambiguous: the engine never resends blindly.

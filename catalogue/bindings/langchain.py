@@ -1,4 +1,4 @@
-"""Running LangChain tools that have no importable function (SPEC §4.3).
+"""Running LangChain tools that have no importable function (docs/agent-file.md, "LangChain").
 
 ``catalogue.langchain.tool_catalogue`` registers such a tool here under its
 agent and name and binds it as ``{"langchain": {"agent": ..., "tool": ...}}``;
@@ -25,7 +25,7 @@ def register(agent: str, name: str, lc_tool: Any) -> dict[str, Any]:
 
 
 def invoke_langchain(tool: Tool, arguments: Mapping[str, Any]) -> Outcome:
-    """Run a registry-bound LangChain tool (SPEC §9 outcomes, as for Python)."""
+    """Run a registry-bound LangChain tool (its outcomes as for Python: docs/agent-file.md, "Bindings")."""
     spec = tool.binding["langchain"]
     lc_tool = _REGISTRY.get((str(spec.get("agent", "")), str(spec.get("tool", tool.name))))
     if lc_tool is None:

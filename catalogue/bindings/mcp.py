@@ -11,7 +11,7 @@ handshake of a 2025-11-25 (or older) server. Before each call the server is
 asked to answer (``ping``, or ``server/discover`` where 2026-07-28 removed
 ``ping``); a server that died is started again, so the call goes to a live one.
 
-Transport outcomes (SPEC §9):
+Transport outcomes (docs/agent-file.md, "Bindings"):
 
 - ``ok``: a result that is not an error; ``structuredContent`` if given, else
   the text content (parsed as JSON where it is JSON).

@@ -1,4 +1,4 @@
-"""What came back from a tool call (SPEC §9), and how an in-process call is classified.
+"""What came back from a tool call (docs/agent-file.md, "Bindings"), and how an in-process call is classified.
 
 Every binding answers with an ``Outcome`` whose ``transport`` is one of
 ``ok``, ``refused``, ``error``, ``timeout``, ``no_response``. ``timeout`` and
@@ -18,7 +18,7 @@ AMBIGUOUS: frozenset[str] = frozenset({"timeout", "no_response"})
 class OutcomeUnknown(Exception):
     """Raised by a Python tool whose effect may have happened (a lost reply).
 
-    ``TimeoutError`` means the same (SPEC §9).
+    ``TimeoutError`` means the same (docs/getting-started.md, "Wire your own Python tool").
     """
 
 
@@ -42,7 +42,7 @@ class Outcome:
 
 
 def call_in_process(func: Callable[[], Any]) -> Outcome:
-    """Run an in-process tool call and classify what happened (SPEC §9):
+    """Run an in-process tool call and classify what happened (docs/agent-file.md, "Bindings"):
     ``TimeoutError``/``OutcomeUnknown`` -> ``timeout`` (ambiguous),
     ``ToolRefused`` -> ``refused``, any other exception -> ``error``."""
     try:

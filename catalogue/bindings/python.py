@@ -1,7 +1,8 @@
 """The ``python: module:function`` binding: an in-process call.
 
-The agent file's folder is put on ``sys.path`` (SPEC §3) so that
-``python: tools:get_book`` finds ``tools.py`` beside the file.
+The agent file's folder is put on ``sys.path`` (docs/agent-file.md, "How paths
+resolve") so that ``python: tools:get_book`` finds ``tools.py`` beside the
+file.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ that cannot be read (not OpenAPI, not MCP, a broken ``$ref``, a YAML syntax
 error, a server that does not answer) raises ``SourceError`` with the place and
 the reason; ``stalwart catalogue import`` prints it and exits 2.
 
-Declarations a form cannot say natively (SPEC §4.3) are picked out of a
-mapping by ``declarations_from``, under their catalogue names.
+Declarations a form cannot say natively (docs/agent-file.md, "Declarations")
+are picked out of a mapping by ``declarations_from``, under their catalogue
+names.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class SourceError(Exception):
 
 
 def declarations_from(block: Any, *, place: str) -> dict[str, Any]:
-    """The SPEC §4.3 declarations found in ``block``, type-checked."""
+    """The declarations (docs/agent-file.md, "Declarations") found in ``block``, type-checked."""
     if block is None:
         return {}
     if not isinstance(block, Mapping):

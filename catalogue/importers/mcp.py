@@ -1,4 +1,4 @@
-"""MCP tool lists into catalogue tools (SPEC §4.3, §4.4).
+"""MCP tool lists into catalogue tools (docs/agent-file.md, "MCP" under "Importers").
 
 Sources: a saved ``tools/list`` answer (the bare ``{"tools": [...]}`` result
 or the whole JSON-RPC response), or a live server listed with the official
@@ -9,9 +9,10 @@ is bounded in time: a server that exits at once or never answers is a
 ``SourceError``, never a hang.
 
 A live listing is read as the server sent it, not through the SDK's ``Tool``
-model: 2.x drops every key its models do not know, and declarations may sit
-in ``annotations`` under their catalogue names (SPEC §4.3). The SDK still
-checks the answer against the negotiated protocol version's schema.
+model: 2.x drops every key its models do not know, and declarations may sit in
+``annotations`` under their catalogue names (docs/agent-file.md,
+"Declarations"). The SDK still checks the answer against the negotiated
+protocol version's schema.
 
 Kind, never guessed toward read: a tool reads only where
 ``annotations.readOnlyHint`` is true (or ``_meta.read_only``), and

@@ -1,4 +1,4 @@
-"""OpenAPI 3.0 and 3.1 documents into catalogue tools (SPEC §4.2, §4.3), pure.
+"""OpenAPI 3.0 and 3.1 documents into catalogue tools (docs/agent-file.md, "OpenAPI 3.0 and 3.1"), pure.
 
 One operation is one tool. Its input schema merges the path, query, header
 (and cookie) parameters and the JSON body's properties into one object; its
@@ -252,7 +252,7 @@ def _server_url(servers: Any) -> str:
 
 
 def operation_name(route: str, method: str, op: Mapping[str, Any], *, place: str = "") -> str:
-    """operationId, else action from the summary and thing from the path (§4.2)."""
+    """operationId, else action from the summary and thing from the path (docs/agent-file.md, "OpenAPI 3.0 and 3.1")."""
     if op.get("operationId"):
         return str(op["operationId"])
     segments = [s for s in route.strip("/").split("/") if s]

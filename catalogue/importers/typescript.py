@@ -1,4 +1,4 @@
-"""TypeScript declarations into catalogue tools (SPEC §4.3).
+"""TypeScript declarations into catalogue tools (docs/agent-file.md, "TypeScript .d.ts").
 
 ``catalogue/ts/extract.mjs`` (Node, with the ``typescript`` package installed
 by ``npm ci`` in ``catalogue/ts``) reads the ``.d.ts`` files under a folder and

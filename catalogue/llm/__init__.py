@@ -1,4 +1,4 @@
-"""The model hand-off (SPEC §7.1 ``delegate``), framework-free.
+"""The model hand-off (a ``delegate`` pause: docs/agent-file.md, "model"), framework-free.
 
 A turn nothing reads, under ``on_unread: ask``, pauses as ``delegate``; on
 ``approve`` the engine calls ``delegate()``, which sends the turn, the
@@ -8,8 +8,8 @@ OpenAI-compatible chat-completions endpoint and reads back one of:
 - ``calls``: tool calls, as plan ``Call``s (steps from 1, every argument of
   origin ``model``), which then go through the check like any other call;
 - ``question``: the model called the built-in ``clarify`` tool, whose
-  arguments are a §7.5 question (validated here, so a bad one never reaches a
-  person);
+  arguments are a question (docs/http-api.md, "Questions (ask)"; validated
+  here, so a bad one never reaches a person);
 - ``text``: a plain reply, when it called nothing;
 - ``error`` with a one-sentence ``detail`` for the person: ``no_model``,
   ``no_key``, ``model_error``, ``model_timeout`` or ``model_garbage``.
@@ -25,9 +25,9 @@ Wire format (request)::
      "tools": [{"type": "function", "function": {"name", "description", "parameters"}}, ...,
                clarify]}
 
-The caller removes withdrawn tools first (SPEC §4.6: never offered to the
-model); a tool's idempotency argument is left out of what the model sees,
-because the engine owns idempotency keys.
+The caller removes withdrawn tools first (never offered to the model:
+docs/agent-file.md, "An agent"); a tool's idempotency argument is left out
+of what the model sees, because the engine owns idempotency keys.
 
 Inside: ``values`` (``ModelConfig``, ``ModelAnswer`` and the error codes),
 ``messages`` (the sentences for the person, by language), ``request`` (the

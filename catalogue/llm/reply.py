@@ -171,7 +171,7 @@ _DECIMAL: Final = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+)", re.ASCII)
 
 
 def _typed(tool: Tool, name: str, value: Any) -> Any:
-    """A value in its schema's type where that loses nothing (SPEC §5).
+    """A value in its schema's type where that loses nothing.
 
     Models write ``4411`` for a string id and ``"40"`` for a number; only those
     exact, lossless readings are made. Anything else is left as written for

@@ -24,7 +24,7 @@ ERRORS: Final = (NO_MODEL, NO_KEY, MODEL_ERROR, MODEL_TIMEOUT, MODEL_GARBAGE)
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """The agent file's ``model:`` block (SPEC §3)."""
+    """The agent file's ``model:`` block (docs/agent-file.md, "model")."""
 
     base_url: str
     model: str
@@ -47,7 +47,7 @@ class ModelAnswer:
     ``detail`` can accompany calls too, saying which tools were dropped."""
 
     calls: tuple[Call, ...] = ()  # every Argument of origin "model", steps from 1
-    question: Mapping[str, Any] | None = None  # a validated §7.5 question (clarify)
+    question: Mapping[str, Any] | None = None  # a validated question (clarify), as docs/http-api.md shows one
     text: str = ""  # the model's plain reply, when it made no calls
     error: str | None = None  # one of ERRORS
     detail: str = ""  # one sentence for the person

@@ -1,4 +1,5 @@
-"""The selector (SPEC §5): a turn in, a plan of tool calls out. Pure.
+"""The selector: a turn in, a plan of tool calls out (docs/getting-started.md,
+"Plan without running anything"). Pure.
 
 The model: a ``Selector`` reads its catalogue once into a word index
 (``index.Index``). ``plan`` then tokenises the turn (``text``), reads it into

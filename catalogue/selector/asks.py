@@ -1,4 +1,4 @@
-"""Questions for what a plan leaves open (SPEC §7.5), in the plan's language.
+"""Questions for what a plan leaves open (docs/http-api.md, "Questions (ask)"), in the plan's language.
 
 A missing argument is asked by its words: ``order_id`` -> "Which order?" /
 "Qual pedido?"; a number -> "What amount?" / "Qual valor?", or "How many

@@ -125,7 +125,7 @@ class ThreadInterruptListApi(SessionApi):
 
 
 def operator_check(request: Request) -> None:
-    """The operator's bearer token, compared in constant time (SPEC §8).
+    """The operator's bearer token, compared in constant time (docs/operating.md, "Operator rollback").
 
     Wrong bearers are limited per client address (``OPERATOR_LIMIT``): past
     it every try from that address is ``429`` unread, the right token too, so
@@ -147,8 +147,9 @@ def operator_check(request: Request) -> None:
 
 class ThreadRollbackApi(APIView):
     """``POST /threads/{key}/rollback``: an operator undoes a thread's writes
-    (SPEC §8). Not bound to a session: the thread is named by its stored key
-    (the console's thread page shows it), never by a client's name alone."""
+    (docs/http-api.md). Not bound to a session: the thread is named by its
+    stored key (the console's thread page shows it), never by a client's name
+    alone."""
 
     @extend_schema(
         operation_id="thread_rollback", summary="An operator's rollback: undo the thread's writes, newest first",
@@ -201,7 +202,7 @@ class HealthApi(APIView):
 
 
 class ConfigApi(APIView):
-    """What the interface at ``/`` is configured with (SPEC §10)."""
+    """What the interface at ``/`` is configured with (docs/http-api.md, "GET /config.json")."""
 
     @extend_schema(operation_id="config", summary="The agent's name, purpose, language and what it can do",
                    responses={200: doc.CONFIG, **doc.errors()})

@@ -1,4 +1,4 @@
-"""The OpenAPI 3.1 description of the HTTP routes (SPEC §10), for
+"""The OpenAPI 3.1 description of the HTTP routes (docs/http-api.md), for
 drf-spectacular: answer shapes as JSON Schema, the error shape with its codes,
 and the headers the routes read.
 
@@ -20,9 +20,9 @@ NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
 
 ERROR: dict[str, Any] = {
     "type": "object",
-    "description": "SPEC §10's error shape. A 409 interrupt_stale also says what became of the pause "
-                   "(`interrupt`) and what still waits (`waiting`); a 500 carries the `request_id` "
-                   "that its log line names.",
+    "description": "The error shape (docs/http-api.md, \"Errors\"). A 409 interrupt_stale also says what "
+                   "became of the pause (`interrupt`) and what still waits (`waiting`); a 500 carries the "
+                   "`request_id` that its log line names.",
     "required": ["error", "detail"],
     "properties": {
         "error": {"type": "string", "examples": ["bad_request", "not_found", "interrupt_stale"]},
@@ -68,7 +68,8 @@ ARGUMENT: dict[str, Any] = {
 
 PAUSE: dict[str, Any] = {
     "type": "object",
-    "description": "A pause (SPEC §10 PAUSE): answer it at POST /threads/{id}/resume with its id and token.",
+    "description": "A pause (docs/http-api.md, \"The pause\"): answer it at POST /threads/{id}/resume with its "
+                   "id and token.",
     "required": ["id", "kind", "tool", "question", "arguments", "reasons", "irreversible", "choices", "token",
                  "step"],
     "properties": {
@@ -102,7 +103,8 @@ STEP: dict[str, Any] = {
 
 MESSAGE_ANSWER: dict[str, Any] = {
     "type": "object",
-    "description": "A message answer (SPEC §10): the reply, what waits, refusals and any rollback, as data.",
+    "description": "A message answer (docs/http-api.md, \"POST /threads/{id}/messages\"): the reply, what "
+                   "waits, refusals and any rollback, as data.",
     "required": ["thread", "run", "status", "reply", "waiting", "refusals", "rollback", "steps", "not_notified"],
     "properties": {
         "thread": {"type": "string"},
@@ -202,7 +204,7 @@ IDEMPOTENCY_KEY = OpenApiParameter(
 SIGNATURE = OpenApiParameter(
     "Stalwart-Signature", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
     description="`t=<unix time>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">`; required when the server has a "
-                "resume secret (SPEC §11).",
+                "resume secret (docs/http-api.md, \"Signed resumes\").",
 )
 CLIENT = OpenApiParameter(
     "Stalwart-Client", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,

@@ -1,4 +1,4 @@
-"""MCP clients in the console (SPEC §12, §15): an operator makes a client's
+"""MCP clients in the console (docs/mcp.md, "Keys: who may call"): an operator makes a client's
 key (shown once, on the page that made it, never again), its privileges and
 context values, and revokes it. Only the key's first characters and its hash
 are kept (``doors.mcp.clients``)."""

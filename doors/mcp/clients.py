@@ -1,4 +1,4 @@
-"""MCP clients' keys (SPEC §15): made by an operator, shown once, revocable,
+"""MCP clients' keys (docs/mcp.md, "Keys: who may call"): made by an operator, shown once, revocable,
 checked in constant time.
 
 A key is ``stw_`` and 43 URL-safe characters (256 random bits); the table

@@ -1,4 +1,5 @@
-"""The example shop as an MCP server (SPEC §14), on the official ``mcp`` SDK (2.x).
+"""The example shop as an MCP server (docs/mcp.md, "An MCP server in front of an MCP server"), on the
+official ``mcp`` SDK (2.x).
 
 The same functions of ``examples/shop/tools.py`` (state in ``shop.db`` in
 ``STALWART_DATA_DIR``), each with the annotations and ``_meta`` declarations
@@ -83,7 +84,7 @@ def build_server() -> MCPServer:
         """Refund an order's card."""
         return await run(shop.refund_card, order_id, amount, idempotency_key=idempotency_key)
 
-    # Undeclared on purpose (SPEC §14): unmarked, so a write that verify warns about.
+    # Undeclared on purpose, as in examples/shop/agent.yaml: unmarked, so a write that verify warns about.
     @server.tool(structured_output=False)
     async def archive_order(order_id: str) -> str:
         """Archive an order."""

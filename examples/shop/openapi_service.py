@@ -1,4 +1,4 @@
-"""The example shop as a small HTTP service with its OpenAPI document (SPEC §14).
+"""The example shop as a small HTTP service with its OpenAPI document (docs/getting-started.md, "The commands").
 
 Standard library only (``ThreadingHTTPServer``): each operation calls the
 same function of ``examples/shop/tools.py``, so the state is the same

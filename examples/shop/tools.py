@@ -1,8 +1,8 @@
-"""The example shop's tools (SPEC §14), over a small SQLite file.
+"""The example shop's tools (docs/getting-started.md, "Serve the example shop"), over a small SQLite file.
 
 The shop keeps its state in ``shop.db`` in the data folder
 (``STALWART_DATA_DIR``, default ``.stalwart/``), seeded on first use with the
-three orders of SPEC §14. Charges and refunds are real rows, so a later
+three orders of docs/getting-started.md. Charges and refunds are real rows, so a later
 ``show order`` reflects them.
 
 The fault switch ``STALWART_SHOP_FAULTS`` (``charge_card=lose_reply``,
@@ -102,7 +102,7 @@ def _ensure_schema(conn: sqlite3.Connection) -> None:
 
 
 def reset() -> None:
-    """Forget every change: the shop as SPEC §14 seeds it.
+    """Forget every change: the shop as docs/getting-started.md seeds it.
 
     In one transaction on the same file, rather than deleting it: a server
     still running (``stalwart reset-demo`` beside a live demo) keeps using the

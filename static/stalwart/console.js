@@ -1,4 +1,5 @@
-// The console's live parts (SPEC §12), a static module: the admin's CSP allows no inline script.
+// The console's live parts (docs/decisions.md, "The queue staff live in"), a static module: the admin's CSP
+// allows no inline script.
 //
 // On every admin page of a person who may answer pauses (templates/admin/base_site.html):
 // - the staff stream (GET /admin/threads/interrupt/stream, server-sent events, resumed by the

@@ -1,4 +1,4 @@
-// Type declarations for @stalwart-agents/agent-ui (SPEC §13).
+// Type declarations for @stalwart-agents/agent-ui (docs/widget.md).
 
 /** The languages whose tables ship: the agent's language, or the `language` attribute. */
 export type Language = "en" | "pt-BR";
@@ -18,14 +18,14 @@ export interface PauseArgument {
   origin: string;
 }
 
-/** A question a run asks (SPEC §7.5). */
+/** A question a run asks (docs/http-api.md, "Questions (ask)"). */
 export interface Question {
   kind: "choice" | "open";
   prompt: string;
   choices?: string[];
 }
 
-/** One pause, as GET /threads/{id}/interrupts and every message answer list it (SPEC §10). */
+/** One pause, as GET /threads/{id}/interrupts and every message answer list it (docs/http-api.md, "The pause"). */
 export interface Pause {
   id: string;
   kind: "confirm" | "outcome_unknown" | "saga_stuck" | "ask" | "delegate";
@@ -52,14 +52,14 @@ export interface RollbackEntry {
   undo?: string;
 }
 
-/** SPEC §8's rollback report. */
+/** A rollback report (docs/http-api.md, "The rollback report"). */
 export interface RollbackReport {
   undone: Array<RollbackEntry | string>;
   not_undoable: Array<RollbackEntry | string>;
   stuck: Array<RollbackEntry | string>;
 }
 
-/** One event of a thread's stream (SPEC §10). */
+/** One event of a thread's stream (docs/http-api.md, "GET /threads/{id}/stream"). */
 export interface ThreadEvent {
   id: number | null;
   type: "turn" | "step" | "waiting" | "answered" | "refused" | "reply" | "rollback" | string;

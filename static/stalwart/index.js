@@ -1,5 +1,5 @@
 // @stalwart-agents/agent-ui: the entry module (the one GET / loads).
-// Importing it defines the five elements of SPEC §13; it also exports
+// Importing it defines the five elements of docs/widget.md; it also exports
 // setStrings and the element classes for pages that extend them.
 import { StalwartChatElement } from "./stalwart-chat.js";
 import { StalwartConfirmElement } from "./stalwart-confirm.js";

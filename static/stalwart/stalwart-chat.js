@@ -1,4 +1,4 @@
-// <stalwart-chat>: the conversation and what waits (SPEC §10, §13).
+// <stalwart-chat>: the conversation and what waits (docs/widget.md, "<stalwart-chat>"; docs/http-api.md).
 //
 // Talks to `base` and nothing else. A turn is POST /threads/{id}/messages;
 // its answer carries the reply, what waits (one <stalwart-confirm> each),
@@ -595,7 +595,7 @@ export class StalwartChatElement extends StalwartElement {
     return this.add(card);
   }
 
-  /** An answered card, kept in place and collapsed (SPEC §13: the transcript shows what was decided). */
+  /** An answered card, kept in place and collapsed (the transcript shows what was decided: docs/widget.md). */
   keepAnswered(card, label, outcome) {
     card.replied = true;
     card.showAnswered(label, outcome);

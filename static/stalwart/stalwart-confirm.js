@@ -1,4 +1,4 @@
-// <stalwart-confirm>: one call that waits for a person (SPEC §7, §13): its
+// <stalwart-confirm>: one call that waits for a person (docs/widget.md, docs/http-api.md "The pause"): its
 // wording, the arguments with where each value came from, the reasons, the
 // irreversible warning, and one button per answer its kind takes. A choice
 // fires `stalwart-decision` (bubbling, composed) with the pause id, the
@@ -15,7 +15,7 @@ export class StalwartConfirmElement extends StalwartElement {
   static properties = ["interrupt", "labels", "single"];
   static observedAttributes = ["lang"];
 
-  /** The PAUSE to show (SPEC §10), or null. */
+  /** The PAUSE to show (docs/http-api.md, "The pause"), or null. */
   get interrupt() {
     return this.pause ?? null;
   }

@@ -1,5 +1,5 @@
 // <stalwart-rollback>: what a run undid, what could not be undone, and what
-// is still to undo (SPEC §8's report: {undone, not_undoable, stuck}).
+// is still to undo (the rollback report of docs/http-api.md: {undone, not_undoable, stuck}).
 import { StalwartElement, el, uid } from "./base.js";
 import { ROLLBACK } from "./styles.js";
 import { decodeRollback } from "./lib/wire.js";

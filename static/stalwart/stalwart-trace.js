@@ -1,5 +1,5 @@
 // <stalwart-trace>: a thread's steps for staff, as its events report them
-// (SPEC §10's stream: {id, type, data}), oldest first.
+// (the stream of docs/http-api.md: {id, type, data}), oldest first.
 import { StalwartElement, el, uid } from "./base.js";
 import { TRACE } from "./styles.js";
 import { formatValue } from "./lib/wire.js";

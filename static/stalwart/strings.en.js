@@ -1,4 +1,4 @@
-// The widget's English words, keyed (SPEC §13). The shipped table is exactly
+// The widget's English words, keyed (docs/widget.md, "Words"). The shipped table is exactly
 // the one in the product guide; keys past `phoneNoNetwork` are the widget's own
 // additions, present in every language's table.
 export default {

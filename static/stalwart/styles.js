@@ -1,7 +1,7 @@
 // The elements' style sheets, as text for constructable style sheets (which
 // the page's strict CSP allows: no <style>, no style attributes).
 //
-// Theming (SPEC §13): every colour and size is a custom property whose default
+// Theming (docs/widget.md, "Theming"): every colour and size is a custom property whose default
 // each element defines on its own `:host`. A host rule is the lowest a rule
 // can be: any rule of the page that matches the element (`stalwart-chat {
 // --stalwart-accent: ... }`) wins over it, whatever its specificity.

@@ -1,4 +1,4 @@
-"""AG-UI (SPEC §17) against a real ``stalwart serve``, driven by the
+"""AG-UI (docs/ag-ui.md) against a real ``stalwart serve``, driven by the
 protocol's own client: ``@ag-ui/client``'s ``HttpAgent`` under Node
 (``tests/agui/drive.mjs``, through the example's ``StalwartAgent``), its own
 event verification on every run; each response's ``data:`` lines parsed again

@@ -1,4 +1,4 @@
-"""MCP clients' keys in the console (SPEC §12, §15): an operator makes one
+"""MCP clients' keys in the console (docs/mcp.md, "Keys: who may call"): an operator makes one
 (shown once), revokes it; an approver may do neither; a key is checked in
 constant time, revoked or wrong ones refused."""
 

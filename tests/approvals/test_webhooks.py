@@ -1,4 +1,5 @@
-"""Signatures of SPEC §11, pure: sign, verify, tolerance, rotation."""
+"""Signatures of webhooks and signed resumes (docs/operating.md, "Webhooks"), pure: sign, verify, tolerance,
+rotation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The agent file (SPEC §3): valid files load; invalid ones name the place."""
+"""The agent file (docs/agent-file.md): valid files load; invalid ones name the place."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pure tier: the check (SPEC §6)."""
+"""Pure tier: the check (catalogue/check.py; docs/agent-file.md, "Declarations")."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ def test_a_refusal_is_refused_and_a_missing_argument_sends_nothing(shop_http: st
 
 
 @pytest.mark.parametrize(("fault", "transport"), [
-    ("charge_card=fail", "no_response"),       # a 5xx: SPEC §9 counts it ambiguous
+    ("charge_card=fail", "no_response"),       # a 5xx: ambiguous (docs/agent-file.md, "Bindings")
     ("charge_card=lose_reply", "no_response"),  # the effect applied, the connection dropped
 ])
 def test_faults_are_ambiguous(shop_http: str, monkeypatch: pytest.MonkeyPatch, fault: str, transport: str) -> None:

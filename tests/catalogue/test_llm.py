@@ -1,4 +1,4 @@
-"""The model hand-off (SPEC §7.1 delegate), against a real local HTTP server."""
+"""The model hand-off (a delegate pause: docs/agent-file.md, "model"), against a real local HTTP server."""
 
 from __future__ import annotations
 
@@ -235,7 +235,7 @@ def test_only_unknown_tools_is_garbage(server: FakeChatServer) -> None:
 
 
 def test_a_withdrawn_tool_is_unknown(server: FakeChatServer) -> None:
-    # The caller removes withdrawn tools (SPEC §4.6); the model naming one
+    # The caller removes withdrawn tools (docs/agent-file.md, "An agent"); the model naming one
     # anyway is treated like any tool the catalogue lacks.
     server.add(tool_calls_reply(("charge_card", {"order_id": "4411", "amount": 40})))
     answer = ask(server, tools=[t for t in make_catalogue() if t.name != "charge_card"])

@@ -166,7 +166,7 @@ def test_a_current_server_is_spoken_to_at_2026_07_28(test_server: dict[str, Tool
 def test_a_2025_11_25_server_is_listed_and_called_after_the_handshake() -> None:
     tools = _tools(LEGACY_SERVER)
     try:
-        close = tools["close_account"]  # its declarations sit in annotations (SPEC §4.3)
+        close = tools["close_account"]  # its declarations sit in annotations (docs/agent-file.md, "MCP")
         assert (close.kind, close.retry_safe, close.irreversible, close.confirm, close.egress) == (
             "write", True, True, "Close account {account}?", True)
         assert (tools["whoami"].kind, tools["die"].kind) == ("read", "write")

@@ -1,4 +1,4 @@
-"""Questions and answers (SPEC §7.5): making, flattening, answering, timing out."""
+"""Questions and answers (docs/http-api.md, "Questions (ask)"): making, flattening, answering, timing out."""
 
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def fresh_shop(server: Server, monkeypatch: pytest.MonkeyPatch) -> Server:
 
     For modules whose tests each open threads of their own (a random id): the
     run store they share then holds nothing another test reads. The shop is
-    the state they would share, so each test gets it as SPEC §14 seeds it
+    the state they would share, so each test gets it as docs/getting-started.md seeds it
     (``shop.reset()`` unlinks its file between requests; the server opens it
     per call) and reads it through the server's data folder, as the tests of
     the per-test ``server`` fixture do."""

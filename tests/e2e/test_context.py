@@ -1,4 +1,4 @@
-"""Signed context and privileges over a real server (SPEC §6, §10)."""
+"""Signed context and privileges over a real server (docs/http-api.md, "Signed context (Stalwart-Context)")."""
 
 from __future__ import annotations
 

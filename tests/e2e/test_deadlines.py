@@ -1,4 +1,4 @@
-"""A confirm past its deadline over a real server (SPEC §7.6)."""
+"""A confirm past its deadline over a real server (docs/agent-file.md, "Deadlines and escalation")."""
 
 from __future__ import annotations
 

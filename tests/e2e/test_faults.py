@@ -1,5 +1,6 @@
 """End to end, against real `stalwart serve` processes: sagas, operator
-rollback, lost replies, and a worker killed mid-write (SPEC §8, §9, §14).
+rollback, lost replies, and a worker killed mid-write (docs/operating.md, "A worker
+that dies mid-call", "Operator rollback" and "The example shop's fault switch").
 
 On SQLite a fresh worker is started on the killed one's data; with
 ``DATABASE_URL`` on PostgreSQL two workers serve at once and the survivor

@@ -1,6 +1,6 @@
-"""Hostile input against a real `stalwart serve`: every failure is SPEC §10's
-JSON error shape with a 4xx status, nothing is claimed or run, and the server
-keeps serving (issue 14)."""
+"""Hostile input against a real `stalwart serve`: every failure is the HTTP
+API's JSON error shape (docs/http-api.md, "Errors") with a 4xx status, nothing
+is claimed or run, and the server keeps serving (issue 14)."""
 
 from __future__ import annotations
 

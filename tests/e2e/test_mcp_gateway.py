@@ -1,4 +1,4 @@
-"""The MCP gateway (SPEC §15) against a real ``stalwart serve`` and a real
+"""The MCP gateway (docs/mcp.md) against a real ``stalwart serve`` and a real
 ``stalwart mcp`` subprocess, with the MCP SDK's own client (``ClientSession``)."""
 
 from __future__ import annotations

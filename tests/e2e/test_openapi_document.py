@@ -17,7 +17,7 @@ from tests.support.server import Server
 
 pytestmark = pytest.mark.server
 
-ROUTES = {  # SPEC §10's routes
+ROUTES = {  # the routes of docs/http-api.md
     ("post", "/threads/{thread_id}/messages"),
     ("get", "/threads/{thread_id}/stream"),
     ("post", "/threads/{thread_id}/rollback"),

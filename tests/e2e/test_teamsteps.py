@@ -1,4 +1,4 @@
-"""A team's steps waiting on two pauses at once, over a real server (SPEC §7.3)."""
+"""A team's steps waiting on two pauses at once, over a real server (docs/agent-file.md, "Team steps (steps:)")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §14's turns, in both languages, over a real server."""
+"""The example shop's turns, in both languages, over a real server (docs/getting-started.md)."""
 
 from __future__ import annotations
 

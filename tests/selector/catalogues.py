@@ -1,7 +1,7 @@
 """Catalogues the selector tests read: the example shop, a library, a clinic.
 
 The shop is built from ``examples/shop/agent.yaml`` (kinds, declarations,
-result schemas) with the input schemas its Python functions give (SPEC §14).
+result schemas) with the input schemas its Python functions give (examples/shop/tools.py).
 The library and the clinic are catalogue JSON files with vocabulary files
 beside them under ``tests/selector/corpus/``.
 """

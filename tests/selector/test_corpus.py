@@ -6,8 +6,8 @@ must have none, and at least 95% of turns must plan exactly (calls,
 arguments with their origins, and asks).
 
 Two corpora: the in-sample one (``turns_*.txt``, written with the selector)
-and a held-out one (``heldout.txt`` per catalogue, written from SPEC and the
-catalogues before the selector was read). The held-out one must have no wrong
+and a held-out one (``heldout.txt`` per catalogue, written from the selector's
+contract and the catalogues before the selector was read). The held-out one must have no wrong
 call either, and may not fall below the exact count it has reached.
 """
 

@@ -1,4 +1,5 @@
-"""The selector's contract, turn by turn (SPEC §5, §7.5, §14)."""
+"""The selector's contract, turn by turn (docs/getting-started.md, "Plan without running anything";
+docs/http-api.md, "POST /plan")."""
 
 from __future__ import annotations
 

@@ -2,8 +2,9 @@
 written or tuned with, scored like the held-out set in ``test_corpus.py``.
 
 ``tests/selector/unseen/<domain>/`` holds a catalogue, its vocabulary, an agent
-file (so ``stalwart plan`` runs over it) and ``heldout.txt``, written from SPEC
-§5, issue 13 and those files alone, before the selector's source was read.
+file (so ``stalwart plan`` runs over it) and ``heldout.txt``, written from the
+selector's contract (today in docs/agent-file.md and docs/getting-started.md),
+issue 13 and those files alone, before the selector's source was read.
 Each turn is planned and counted, per language, as one of:
 
 - exact: the plan equals the expected one (calls, arguments, origins, asks);

@@ -1,4 +1,4 @@
-"""A team's own server mounting ``stalwart_site.serve.make_app`` (SPEC §11):
+"""A team's own server mounting ``stalwart_site.serve.make_app`` (docs/getting-started.md, "Mounting: make_app"):
 ``python -m tests.support.own_server AGENT_FILE PORT``. It starts nothing of
 ``stalwart serve``'s own: whatever recovers a dead worker's calls must come
 from ``make_app`` itself."""

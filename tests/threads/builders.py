@@ -1,6 +1,6 @@
 """Builders for the engine's service tests: threads, runs, steps and pauses
 made as rows, never through the selector, so a selector change cannot break
-an engine test (STYLE.md: small ``make_*`` builders with keyword overrides)."""
+an engine test (small ``make_*`` builders with keyword overrides)."""
 
 from __future__ import annotations
 
@@ -51,6 +51,6 @@ def make_pause(step: Step, *, kind: str = Interrupt.Kind.CONFIRM, reasons: tuple
 
 
 def make_waiting(tool: str = "charge_card", *, thread: Thread | None = None, **arguments: Any) -> dict[str, Any]:
-    """A run that waits at ``tool`` with ``arguments``: the pause as SPEC §10 shows it."""
+    """A run that waits at ``tool`` with ``arguments``: the pause as docs/http-api.md shows it."""
     run = make_run(thread)
     return present(make_pause(make_step(run, tool, **arguments)))

@@ -1,4 +1,4 @@
-"""Steps functions and counting tools for the team-steps tests (SPEC §7.3).
+"""Steps functions and counting tools for the team-steps tests (docs/agent-file.md, "Team steps (steps:)").
 
 Every send of a tool here is written to ``sends.txt`` in the data folder, so a
 test (in this process or against a server) can tell a call sent twice from a

@@ -1,4 +1,5 @@
-"""Service tier: deadlines and escalation (SPEC §7.6), swept by ``pauses_expire_due``."""
+"""Service tier: deadlines and escalation (docs/agent-file.md, "Deadlines and escalation"), swept by
+``pauses_expire_due``."""
 
 from __future__ import annotations
 

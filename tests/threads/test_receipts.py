@@ -1,6 +1,6 @@
-"""Effect receipts (SPEC §9): each of the six verdicts, from evidence a test arranges,
-and a worker's death reconciled by the sweep (its lease lapsed) without anyone
-touching the thread."""
+"""Effect receipts (docs/http-api.md, "Receipts and verdicts"): each of the six
+verdicts, from evidence a test arranges, and a worker's death reconciled by the sweep
+(its lease lapsed) without anyone touching the thread."""
 
 from __future__ import annotations
 

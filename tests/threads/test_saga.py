@@ -1,4 +1,4 @@
-"""Sagas and rollback (SPEC §8), through the Desk over a real database."""
+"""Sagas and rollback (docs/http-api.md, "The rollback report"), through the Desk over a real database."""
 
 from __future__ import annotations
 

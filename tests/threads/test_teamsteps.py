@@ -1,4 +1,4 @@
-"""Service tier: a team's own steps (SPEC §7.3) through the Python API.
+"""Service tier: a team's own steps (docs/agent-file.md, "Team steps (steps:)") through the Python API.
 
 The functions and their counting tools are in ``tests/threads/team_flows.py``;
 ``sends()`` lists every send a tool really made.

@@ -1,4 +1,4 @@
-"""Pure tier: pause ids and tokens (SPEC §7.2)."""
+"""Pure tier: pause ids and tokens (docs/http-api.md, "The pause")."""
 
 from __future__ import annotations
 

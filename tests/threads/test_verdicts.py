@@ -1,4 +1,4 @@
-"""The verdict table (SPEC §9) and the probe's matching, as pure functions."""
+"""The verdict table (docs/http-api.md, "Receipts and verdicts") and the probe's matching, as pure functions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A shop's own page on another origin embeds the widget (SPEC §13):
+"""A shop's own page on another origin embeds the widget (docs/widget.md, "The snippet a shop pastes"):
 STALWART_EMBED_ORIGINS lets that origin, and only that one, load the module,
 call the API with CORS and frame `/`."""
 

@@ -1,13 +1,13 @@
 """Advancing a run: its steps in order, each checked, then run, refused or paused.
 
 ``run_advance`` is one call's carrying on of a run of planned steps: one unit
-of work per stretch between two calls sent. In each, ``advance_segment``
-takes the run's next steps in order (the check decides each: refuse it, pause
-it, or claim it to run with its receipt stored) until one waits, all are
-done, or one must be sent; the claimed one is sent after the unit commits,
-and its outcome is recorded in the next unit with the decisions that follow
-it. The reply is written in the last one. A team's own steps function
-(SPEC §7.3) is carried on by ``teamsteps.flow_advance`` instead.
+of work per stretch between two calls sent. In each, ``advance_segment`` takes
+the run's next steps in order (the check decides each: refuse it, pause it, or
+claim it to run with its receipt stored) until one waits, all are done, or one
+must be sent; the claimed one is sent after the unit commits, and its outcome
+is recorded in the next unit with the decisions that follow it. The reply is
+written in the last one. A team's own steps function (docs/agent-file.md, "Team
+steps (steps:)") is carried on by ``teamsteps.flow_advance`` instead.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def run_advance(progress: Progress, *, prepared: Prepared | None = None) -> Prog
     ``prepared``: a step the caller claimed in its own unit (committed): it
     is sent first. Calls are sent between units, never inside one."""
     run = progress.run
-    if run.plan.get("steps"):  # a team's own steps function (SPEC §7.3), replayed from its journal
+    if run.plan.get("steps"):  # a team's own steps function (docs/agent-file.md), replayed from its journal
         return flow_advance(progress)
     agent = registry.get_agent(run.agent)
     withdrawn = registry.withdrawn_tools(agent)
@@ -128,7 +128,7 @@ def step_check(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str]
     set on it in memory. Reads the database only for results of earlier steps."""
     lang = run.language
     tool = agent.tool(step.tool)
-    # An argument the turn left out: ask for it first (SPEC §5, §7.5).
+    # An argument the turn left out: ask for it first (docs/http-api.md, "Questions (ask)").
     ask = pending_ask(run, step, agent)
     if ask is not None:
         return Decision("ask", payload=ask)

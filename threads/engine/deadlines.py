@@ -1,4 +1,5 @@
-"""Deadlines and escalation (SPEC §7.5, §7.6).
+"""Deadlines and escalation (docs/agent-file.md, "Deadlines and escalation"; docs/operating.md,
+"Deadlines"; a question's timeout: docs/http-api.md, "Questions (ask)").
 
 A pause gets its times when it opens (``pause_times``): ``expires_at`` from
 the agent's ``deadlines:`` for its kind (``ask`` waits 600 s unless told

@@ -1,4 +1,5 @@
-"""A person's decision on a pause: checked, claimed, applied (SPEC §7).
+"""A person's decision on a pause: checked, claimed, applied (docs/http-api.md, "The pause" and
+"POST /threads/{id}/resume").
 
 An answer goes, inside one unit of work (the thread locked first): find the
 pause in the thread (else 404) -> a pause past its deadline closes as the
@@ -103,7 +104,7 @@ def pause_claim(u: Unit, pause: Interrupt, *, decision: str, token: str, answer:
     value for the run (a question's validated answer), or the error that
     refuses it; a pause found past its deadline is closed even so."""
     if overdue([pause]):
-        pause_expire_in(u, pause, timezone.now())  # closed as the sweep would close it (SPEC §7.5)
+        pause_expire_in(u, pause, timezone.now())  # closed as the sweep would close it (docs/operating.md, "Deadlines")
     if pause.status != Interrupt.Status.OPEN:
         raise Stale(DETAIL_STALE, **stale_body(pause, pause.thread_id))
     if check_token and not token_matches(token_for(pause), token):
@@ -146,7 +147,7 @@ def edited_by(step_id: int | None) -> set[str]:
 
 
 def _answer_value(pause: Interrupt, answer: Any) -> Any:
-    """The answer to a question, validated against the question shown (SPEC §7.5)."""
+    """The answer to a question, validated against the question shown (docs/http-api.md, "Questions (ask)")."""
     if not isinstance(answer, dict):
         raise InvalidAnswer(DETAIL_ANSWER_SHAPE)
     try:
@@ -212,8 +213,9 @@ def _confirm(u: Unit, progress: Progress, step: Step | None, decision: str) -> F
     # cancel_all: this and every later call are left out, and what the run did is undone.
     step_status_set(step, Step.Status.CANCELLED)
     steps_status_set(run, Step.Status.CANCELLED, from_index=step.index)
-    # A team's steps may wait on several pauses at once (SPEC §7.3): a run that
-    # ends waits on nothing, so the others close too; then it undoes what it did.
+    # A team's steps may wait on several pauses at once (docs/agent-file.md,
+    # "Team steps (steps:)"): a run that ends waits on nothing, so the others
+    # close too; then it undoes what it did.
     run_pauses_close(u, run, status=Interrupt.Status.CANCELLED)
     saga_start(run, then=Run.Status.CANCELLED)
     u.event(Event.Type.STEP, {"step": step.index, "tool": step.tool, "status": "cancelled"})
@@ -257,7 +259,7 @@ def _ask(run: Run, pause: Interrupt, value: Any) -> Follow:
 
 
 def _saga(u: Unit, progress: Progress, pause: Interrupt, decision: str) -> Follow:
-    """``saga_stuck`` (SPEC §7.1): ``retry`` tries the undo again; ``done_by_hand``
+    """``saga_stuck`` (docs/http-api.md, "The pause"): ``retry`` tries the undo again; ``done_by_hand``
     records it undone by a person; ``abandon`` leaves it, reported as not
     undone. Either way the saga then goes on with the older writes."""
     undo = pause.step

@@ -1,4 +1,4 @@
-"""Editing a waiting call before approving it (SPEC §7.3, the console).
+"""Editing a waiting call before approving it (the console: docs/operating.md, "The console (/admin/)").
 
 An approver changes some argument values of an open ``confirm``. The edited
 call is **checked first** (``advance.step_check`` on a copy, writing

@@ -30,7 +30,7 @@ from threads.models import Event, Thread
 
 log = logging.getLogger("stalwart.engine")
 
-EventType = Event.Type  # what SPEC §10 streams
+EventType = Event.Type  # what the stream streams (docs/http-api.md, "GET /threads/{id}/stream")
 
 
 def events_write(thread_id: str, events: list[Event]) -> None:

@@ -1,4 +1,4 @@
-"""Running one step's call, and what its outcome means (SPEC §9).
+"""Running one step's call, and what its outcome means (docs/http-api.md, "Receipts and verdicts").
 
 A write's receipt is stored, and its step claimed ``running`` under this
 worker's lease, *before* the call is sent (``step_prepare``, in the caller's
@@ -257,9 +257,10 @@ def _unhealthy(run: Run, verdict: str) -> None:
 
 def receipt_before_send(run: Run, step: Step, tool: Tool, values: dict[str, Any], agent: AgentSpec,
                         operation_id: str | None = None) -> tuple[Receipt, bool]:
-    """Store the intent before the write is sent (SPEC §9); the operation id
-    and idempotency key are stable for the step across retries. True with it
-    when the same operation was stored before with another request hash or key."""
+    """Store the intent before the write is sent (docs/http-api.md, "Receipts
+    and verdicts"); the operation id and idempotency key are stable for the
+    step across retries. True with it when the same operation was stored before
+    with another request hash or key."""
     operation_id = operation_id or f"op-{run.id}-{step.index}-{step.generation}"
     secret = agent.secrets.get(tool.name, frozenset())
     rhash = request_hash(tool.name, values, secret | {str((tool.idempotency or {}).get("argument"))})
@@ -273,7 +274,7 @@ def receipt_before_send(run: Run, step: Step, tool: Tool, values: dict[str, Any]
 
 
 def unsafe_retry_stop(u: Unit, progress: Progress, step: Step, receipt: Receipt) -> bool:
-    """The same operation with another request or key: stop, send nothing (SPEC §9)."""
+    """The same operation with another request or key: stop, send nothing (``unsafe_retry``)."""
     run = progress.run
     Receipt.objects.filter(pk=receipt.pk).update(verdict=V.UNSAFE_RETRY,
                                                  evidence="stored with another request hash or key")

@@ -1,5 +1,5 @@
 """Mirrored pauses: another system's question kept as Stalwart pauses, its
-answer handed back (SPEC §16: a LangGraph graph's interrupt).
+answer handed back (docs/langgraph.md: a LangGraph graph's interrupt).
 
 A graph run elsewhere stops at an interrupt; its bridge mirrors it here as a
 **run of its own** whose id it derives (the thread, the interrupt, the

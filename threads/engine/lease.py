@@ -1,4 +1,5 @@
-"""Step leases (SPEC §9): who is running a write's call, and whether they still live.
+"""Step leases (docs/operating.md, "A worker that dies mid-call"): who is running a write's call, and
+whether they still live.
 
 A write's step goes ``running`` holding a lease: the worker's id and a
 heartbeat time (``lease_at``). The serving process beats every few seconds

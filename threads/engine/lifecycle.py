@@ -156,10 +156,11 @@ def step_status_set(step: Step, status: str, *, release: bool = False) -> bool:
     """Save a step's new status with what the engine filled in on it (its
     arguments, result, error, ...), from the status it has in memory.
 
-    ``release``: the worker's last word on a step it ran (SPEC §9), saved
-    only while this worker still holds the step's lease, which the same
-    UPDATE gives up; False when a sweep took the step over (nothing saved).
-    A step not stored yet is given its first status, which its INSERT stores."""
+    ``release``: the worker's last word on a step it ran (docs/operating.md, "A
+    worker that dies mid-call"), saved only while this worker still holds the
+    step's lease, which the same UPDATE gives up; False when a sweep took the
+    step over (nothing saved). A step not stored yet is given its first status,
+    which its INSERT stores."""
     _in_transaction("step_status_set")
     if step._state.adding:
         _first("step", status, STEP_SOURCES[status])

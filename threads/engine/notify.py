@@ -47,7 +47,7 @@ class Notifier(Protocol):
         """Inside the pause's transaction: keep what must be delivered; handles to it."""
 
     def undelivered(self, handles: list[Any]) -> list[dict[str, Any]]:
-        """After commit: what of ``handles`` was not delivered at once (SPEC §11's ``not_notified``)."""
+        """After commit: what of ``handles`` was not delivered at once (the answer's ``not_notified``)."""
 
 
 @cache

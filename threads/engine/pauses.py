@@ -1,4 +1,5 @@
-"""Pauses: the one place one opens, the one place one closes, and how one is shown (SPEC §7, §10).
+"""Pauses: the one place one opens, the one place one closes, and how one is shown (docs/http-api.md,
+"The pause").
 
 A pause's life::
 
@@ -58,7 +59,8 @@ def pause_open(u: Unit, *, run: Run, step: Step | None, kind: str, tool: str, pa
                       payload={**payload, "choices": list(choices or PAUSE_ANSWERS[kind])},
                       expires_at=expires, escalate_at=escalate_at)
     if insert_new(pause):
-        # The event keeps what was asked, never the token (SPEC §7.2: tokens are not stored).
+        # The event keeps what was asked, never the token (tokens are not stored; docs/http-api.md, "GET
+        # /threads/{id}/stream": a waiting event has no token).
         shown = {k: v for k, v in present(pause).items() if k != "token"}
         u.event(Event.Type.WAITING, shown)
         u.notify(pause, NOTICE_WAITING)  # its outbox rows commit with the pause
@@ -71,7 +73,8 @@ def pause_open(u: Unit, *, run: Run, step: Step | None, kind: str, tool: str, pa
 
 
 def pause_times(run: Run, kind: str, now: datetime) -> tuple[datetime | None, datetime | None]:
-    """When a pause of ``kind`` opened now expires, and when it escalates (SPEC §7.6)."""
+    """When a pause of ``kind`` opened now expires, and when it escalates (docs/agent-file.md, "Deadlines and
+    escalation")."""
     handback = (run.plan or {}).get("handback")
     if isinstance(handback, dict):  # a mirrored pause (threads.engine.handback): the deadlines its bridge gave
         deadlines, escalate = dict(handback.get("deadlines") or {}), dict(handback.get("escalate_after") or {})

@@ -1,4 +1,4 @@
-"""What a door reads: a run's answer (SPEC §10's message answer), a thread's open pauses.
+"""What a door reads: a run's answer (the message answer of docs/http-api.md), a thread's open pauses.
 
 The answer is read after the last commit of the call that made it
 (``run_answer``): the run with its steps and their receipts' verdicts, and

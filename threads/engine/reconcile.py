@@ -1,4 +1,4 @@
-"""Steps whose worker died, and outcomes a person settles (SPEC §9).
+"""Steps whose worker died, and outcomes a person settles (docs/operating.md, "A worker that dies mid-call").
 
 ``sweep_once`` runs at a serving process's start and every
 ``STALWART_SWEEP_SECONDS`` (``stalwart_site.worker``): each running step

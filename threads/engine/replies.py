@@ -1,4 +1,4 @@
-"""The assistant's message for what one call into the engine did (SPEC §10's ``reply``)."""
+"""The assistant's message for what one call into the engine did (the answer's ``reply``: docs/http-api.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sagas (SPEC §8): undoing a run's writes, newest first.
+"""Sagas (docs/http-api.md, "The rollback report"): undoing a run's writes, newest first.
 
 A write that succeeded with a ``compensation`` registered its undo
 (``Step.compensation``, references resolved). ``cancel_all`` and an
@@ -255,10 +255,11 @@ def undo_send(progress: Progress, step: Step, agent: AgentSpec) -> tuple[bool, S
 
 
 def thread_rollback(*, thread_id: str, by: str, run_id: str | None = None) -> dict[str, Any]:
-    """An operator's rollback (SPEC §8) of one run or of every run of a
-    thread, newest run first: what waits is closed (``cancelled``) and what
-    took effect is undone. Not bound to the thread's session; the caller
-    checked the operator. What is undone already is never undone again."""
+    """An operator's rollback (docs/operating.md, "Operator rollback") of one
+    run or of every run of a thread, newest run first: what waits is closed
+    (``cancelled``) and what took effect is undone. Not bound to the thread's
+    session; the caller checked the operator. What is undone already is never
+    undone again."""
     thread = Thread.objects.filter(pk=thread_id).first()
     if thread is None:
         raise NotFound()

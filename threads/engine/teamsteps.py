@@ -1,4 +1,4 @@
-"""Team steps (SPEC §7.3): a team's own Python function instead of the selector.
+"""Team steps (docs/agent-file.md, "Team steps (steps:)"): a team's own Python function instead of the selector.
 
 An agent with ``steps: module:function`` hands each turn to
 ``function(run, turn) -> str``. ``run.call(tool, **arguments)`` and

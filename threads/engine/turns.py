@@ -1,5 +1,5 @@
 """A person's turn: the thread opened (or found), what waited set aside, the
-turn planned into a new run, and the run advanced (SPEC §5, §7.2).
+turn planned into a new run, and the run advanced (docs/http-api.md, "POST /threads/{id}/messages").
 
 The turn's first unit of work stores it whole: the thread (its upsert also
 takes the thread's lock), the pauses a new turn supersedes, the run, the
@@ -85,7 +85,7 @@ def turn_submit(
     agent = registry.get_agent(agent_name)
     lang = registry.choose_language(agent, language)
     withdrawn = registry.withdrawn_tools(agent)
-    if agent.steps:  # the team's own steps replace the selector (SPEC §7.3)
+    if agent.steps:  # the team's own steps replace the selector (docs/agent-file.md, "Team steps (steps:)")
         plan = Plan(language=lang, read=True)
     else:
         plan = registry.selector_for(agent).plan(text_, language=lang, context=context or {}, exclude=withdrawn)
@@ -183,7 +183,7 @@ def nothing_waits(u: Unit, thread_id: str) -> None:
 
 
 def thread_supersede(u: Unit, thread: Thread) -> list[str]:
-    """A new turn closes what waits (SPEC §7.2): answering it later is stale."""
+    """A new turn closes what waits (docs/http-api.md, "POST /threads/{id}/messages"): answering it later is stale."""
     closed = []
     for pause in Interrupt.objects.filter(thread=thread, status=Interrupt.Status.OPEN).order_by("created_at"):
         if not pause_close(u, pause, status=Interrupt.Status.SUPERSEDED):
@@ -196,7 +196,7 @@ def thread_supersede(u: Unit, thread: Thread) -> list[str]:
 
 def unread_answer(u: Unit, progress: Progress, agent: AgentSpec) -> None:
     """A turn nothing reads: a ``delegate`` pause (``on_unread: ask``), else a
-    plain "unread" reply (SPEC §5)."""
+    plain "unread" reply (``on_unread``: docs/agent-file.md, "An agent")."""
     run = progress.run
     if agent.on_unread == "ask":
         pause_open(u, run=run, step=None, kind=Interrupt.Kind.DELEGATE, tool="", payload={

@@ -1,5 +1,5 @@
 """Arguments as a tool takes them: earlier results filled in, values typed by
-the schema, what a person is shown, and undos resolved (SPEC §5, §8)."""
+the schema, what a person is shown, and undos resolved (docs/agent-file.md, "Declarations")."""
 
 from __future__ import annotations
 
@@ -75,7 +75,8 @@ def shown(arguments: list[dict[str, Any]], tool: Tool) -> list[dict[str, Any]]:
 
 
 def compensation_resolve(tool: Tool, values: dict[str, Any], result: Any) -> dict[str, Any] | None:
-    """Register the undo with ``$args.<name>`` and ``$result.<name>`` resolved now (SPEC §8).
+    """Register the undo with ``$args.<name>`` and ``$result.<name>`` resolved now
+    (docs/agent-file.md, "Declarations").
 
     None when there is no compensation, or when it needs a ``$result.`` value
     that is not known (a write recorded as happened by a person, or reconciled

@@ -55,7 +55,8 @@ class Migration(migrations.Migration):
             model_name='step',
             index=models.Index(fields=['status', 'lease_at'], name='step_lease'),
         ),
-        # SPEC §9 has no `not_applied`: a plain refusal or failure is `verified_not_applied`.
+        # The verdicts have no `not_applied` (docs/http-api.md, "Receipts and verdicts"): a plain refusal or
+        # failure is `verified_not_applied`.
         migrations.RunPython(
             lambda apps, schema_editor: apps.get_model("threads", "Receipt").objects.filter(
                 verdict="not_applied").update(verdict="verified_not_applied"),

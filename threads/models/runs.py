@@ -10,13 +10,15 @@ order. A step's life::
                                            --skip--> skipped
                                            --cancel_all--> cancelled
 
-Sagas (SPEC §8) undo a succeeded write by a step of its own (``undo_of``
-names the write); the write becomes ``undone``. A running write's step holds a
-**lease** (``lease_owner``, ``lease_at``: its worker's heartbeat) so a sweep
-can tell a dead worker's step from a slow one. A **pause** (``Interrupt``) is a row: any worker can take its
-answer, claimed by one conditional UPDATE of its status. An **event** is the
-thread's trace, numbered per thread, written in the same transaction as the
-state it describes. A **receipt** is stored before a write is sent (SPEC §9).
+Sagas (docs/http-api.md, "The rollback report") undo a succeeded write by a
+step of its own (``undo_of`` names the write); the write becomes ``undone``. A
+running write's step holds a **lease** (``lease_owner``, ``lease_at``: its
+worker's heartbeat) so a sweep can tell a dead worker's step from a slow one. A
+**pause** (``Interrupt``) is a row: any worker can take its answer, claimed by
+one conditional UPDATE of its status. An **event** is the thread's trace,
+numbered per thread, written in the same transaction as the state it describes.
+A **receipt** is stored before a write is sent (docs/http-api.md, "Receipts and
+verdicts").
 """
 
 from __future__ import annotations
@@ -85,15 +87,15 @@ class Run(models.Model):
     # The privileges the run was started with (a signed token's ``priv``, the
     # Python API's ``privileges=``), kept so a resume on any worker has them.
     privileges = models.JSONField(default=list, blank=True)
-    # A team's steps (SPEC §7.3) are replayed, and a model hand-off is asked,
-    # by one worker at a time: the lease holder, until when, and (for a
-    # replay) whether an answer came in meanwhile.
+    # A team's steps (docs/agent-file.md, "Team steps (steps:)") are replayed,
+    # and a model hand-off is asked, by one worker at a time: the lease holder,
+    # until when, and (for a replay) whether an answer came in meanwhile.
     replay_owner = models.CharField(max_length=40, blank=True, default="")
     replay_until = models.DateTimeField(null=True, blank=True)
     replay_again = models.BooleanField(default=False)
-    rollback = models.JSONField(null=True, blank=True)  # the last rollback report (SPEC §8)
+    rollback = models.JSONField(null=True, blank=True)  # the last rollback report (docs/http-api.md)
     saga = models.CharField(max_length=16, blank=True)  # while undoing: the status the run ends in
-    health = models.CharField(max_length=24, blank=True)  # "" or the verdict that made it unhealthy (SPEC §9)
+    health = models.CharField(max_length=24, blank=True)  # "" or the verdict that made it unhealthy (docs/http-api.md)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -205,7 +207,7 @@ class Interrupt(models.Model):
     answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
     answered_via = models.CharField(_("answered from"), max_length=16, choices=Via.choices, blank=True)
     expires_at = models.DateTimeField(_("deadline"), null=True, blank=True)
-    # Deadlines (SPEC §7.6): when listeners are told again, and when they were.
+    # Deadlines (docs/agent-file.md, "Deadlines and escalation"): when listeners are told again, and when they were.
     escalate_at = models.DateTimeField(_("escalate at"), null=True, blank=True)
     escalated_at = models.DateTimeField(_("escalated at"), null=True, blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
@@ -235,7 +237,7 @@ class Interrupt(models.Model):
         return f"{self.kind} {self.tool} ({self.status})"
 
 
-# The answers each kind of pause takes (SPEC §7.1), in the order they are offered.
+# The answers each kind of pause takes (docs/http-api.md, "The pause"), in the order they are offered.
 PAUSE_ANSWERS: dict[str, tuple[str, ...]] = {
     Interrupt.Kind.CONFIRM: ("approve", "skip", "cancel_all"),
     Interrupt.Kind.OUTCOME_UNKNOWN: ("happened", "did_not_happen"),
@@ -246,7 +248,7 @@ PAUSE_ANSWERS: dict[str, tuple[str, ...]] = {
 
 
 class Receipt(models.Model):
-    """What was sent for a write, before it was sent (SPEC §9)."""
+    """What was sent for a write, before it was sent (docs/http-api.md, "Receipts and verdicts")."""
 
     class Verdict(models.TextChoices):
         PENDING = "pending", _("pending")
@@ -278,7 +280,7 @@ class Receipt(models.Model):
 
 
 class Event(models.Model):
-    """One entry of a thread's trace, as SPEC §10 streams it."""
+    """One entry of a thread's trace, as the stream sends it (docs/http-api.md, "GET /threads/{id}/stream")."""
 
     class Type(models.TextChoices):
         TURN = "turn", _("turn")
@@ -307,7 +309,7 @@ class Event(models.Model):
 
 
 class JournalEntry(models.Model):
-    """One call of a team's steps function (SPEC §7.3), in the order it was made.
+    """One call of a team's steps function (docs/agent-file.md, "Team steps (steps:)"), in the order it was made.
 
     ``seq`` is the call's place in the function's run (1, 2, ...) and the
     index of the step that carries it out; ``tool`` and ``arguments`` are the

@@ -1,4 +1,4 @@
-// The wire format of SPEC §10, decoded into plain data the elements show.
+// The wire format of the HTTP API (docs/http-api.md), decoded into plain data the elements show.
 // DOM-free so it is tested on its own (tests/web/js/).
 //
 // A message answer: {thread, run, reply: {id, text} | null, waiting: [PAUSE],
@@ -73,7 +73,7 @@ function decodeEntry(raw) {
   };
 }
 
-/** A rollback report (SPEC §8), from an answer's `rollback` or a stream event
+/** A rollback report (docs/http-api.md, "The rollback report"), from an answer's `rollback` or a stream event
  * (which may carry it under `report`); null when there is nothing in it. */
 export function decodeRollback(raw) {
   if (!raw || typeof raw !== "object") return null;
@@ -150,7 +150,7 @@ export function decodeEvent(raw) {
   };
 }
 
-/** A fresh thread id: "u-" and 20 hex digits (SPEC §10 ids take letters, digits, '-'). */
+/** A fresh thread id: "u-" and 20 hex digits (thread ids take letters, digits, '-': docs/http-api.md). */
 export function newThreadId(random = globalThis.crypto) {
   const bytes = random.getRandomValues(new Uint8Array(10));
   return "u-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");

@@ -20,7 +20,7 @@ export function originWord(origin) {
   return key ? [key, {}] : null;
 }
 
-/** A reason the check gave (SPEC §6): "write", "egress", "argument_origin: amount",
+/** A reason the check gave (docs/http-api.md, "The pause"): "write", "egress", "argument_origin: amount",
  * "tainted_call: untrusted:read_inbox". */
 export function reasonWord(reason) {
   if (typeof reason !== "string") return null;
@@ -48,7 +48,7 @@ export function answerKey(kind, decision) {
   return ANSWERS[kind]?.[decision] ?? null;
 }
 
-/** "charge_card" -> "charge card" (SPEC §4.2 names read as words). */
+/** "charge_card" -> "charge card" (names read as words: docs/agent-file.md, "catalogue.json"). */
 export function toolWords(tool) {
   return String(tool ?? "").replace(/[_\-.]+/g, " ").trim();
 }

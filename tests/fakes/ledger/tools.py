@@ -1,4 +1,5 @@
-"""A ledger whose writes misbehave on request, to arrange each verdict's evidence (SPEC §9).
+"""A ledger whose writes misbehave on request, to arrange each verdict's evidence (docs/http-api.md,
+"Receipts and verdicts").
 
 ``MODE`` says what ``post_entry`` does next: ``ok`` (one entry, a reply),
 ``lose`` (one entry, the reply lost), ``lose_before`` (no entry, the reply

@@ -82,7 +82,7 @@ test("resume bodies and errors", () => {
   assert.deepEqual(decodeError(0, null, "Failed to fetch"), { status: 0, code: "network", detail: "Failed to fetch" });
 });
 
-test("thread ids fit SPEC §10's pattern", () => {
+test("thread ids fit the HTTP API's thread id pattern", () => {
   const id = newThreadId();
   assert.match(id, /^u-[0-9a-f]{20}$/);
   assert.notEqual(newThreadId(), id);
