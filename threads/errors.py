@@ -143,6 +143,6 @@ class CallRefused(StalwartError):
         self.rule = rule
 
 
-DETAIL_NOT_STORABLE = _("{what} holds a NUL character, a lone surrogate, NaN or Infinity, or nests too deep: it "
-                        "cannot be stored.")
+DETAIL_NOT_STORABLE = _("The thread's id, the context or the text holds a NUL character, a lone surrogate, NaN or "
+                        "Infinity, or nests too deep: it cannot be stored.")
 DETAIL_THREAD_TOO_LONG = _("A thread's id is at most 128 characters.")

@@ -81,9 +81,8 @@ def given_checked(*, thread_id: str, context: dict[str, Any] | None, text: str) 
     anything is stored (a door's parser refused it already; the Python API's caller has none)."""
     if len(thread_id) > MAX_THREAD_KEY:
         raise BadRequest(DETAIL_THREAD_TOO_LONG)
-    for what, value in (("context", context), ("thread", thread_id), ("text", text)):
-        if value is not None and not storable(value):
-            raise BadRequest(str(DETAIL_NOT_STORABLE).format(what=what))
+    if not all(storable(value) for value in (context, thread_id, text) if value is not None):
+        raise BadRequest(DETAIL_NOT_STORABLE)
 
 
 def turn_submit(*, thread_id: str, session_hash: str, text: str, language: str | None = None,
