@@ -73,7 +73,8 @@ def test_a_mirrored_pause_approved_in_the_console_resumes_the_graph(served, chro
 
 def test_screenshots_of_a_mirrored_pause_in_both_languages_light_and_dark(served, chromium):
     server, folder = served
-    pause = start(server, f"s-{uuid.uuid4().hex[:8]}")
+    thread = f"s-{uuid.uuid4().hex[:8]}"
+    pause = start(server, thread)
     SHOTS.mkdir(parents=True, exist_ok=True)
     for locale, name in (("en-US", "lia"), ("pt-BR", "leo")):
         password = createstaff(folder, name)
@@ -94,4 +95,13 @@ def test_screenshots_of_a_mirrored_pause_in_both_languages_light_and_dark(served
                 page.screenshot(path=str(SHOTS / f"{label}-{locale}-{scheme}.png"), full_page=True)
             if locale == "pt-BR":
                 assert page.locator("button[name=decision]").all_inner_texts() == ["Aprovar", "Rejeitar"]
+            # A decision the page does not offer, posted anyway (the button's value changed by hand): refused,
+            # said in the page's language, and the pause still waits.
+            page.evaluate("document.querySelector('button[value=approve]').value = 'edit'")
+            page.click("button[value=edit]")
+            said = page.inner_text(".messagelist")
+            assert said.startswith("Nada mudou" if locale == "pt-BR" else "Nothing changed"), said
+            page.screenshot(path=str(SHOTS / f"langgraph-not-offered-{locale}-{scheme}.png"), full_page=True)
             context.close()
+    waiting = httpx.get(f"{server.url}/threads/{thread}/interrupts", timeout=60.0).json()["interrupts"]
+    assert [p["id"] for p in waiting] == [pause["id"]]
