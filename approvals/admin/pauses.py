@@ -346,7 +346,7 @@ class InterruptAdmin(admin.ModelAdmin):
         decision, answer = self._decision_of(request, pause)
         if pause.kind != Interrupt.Kind.ASK and decision not in buttons_of(pause):
             # Only what the page offers: a mirrored pause's edit or respond needs what its bridge sends with it.
-            messages.error(request, str(MESSAGE_NOT_OFFERED).format(decision=decision[:32] or "—"))
+            messages.error(request, str(MESSAGE_NOT_OFFERED).format(decision=decision_words(decision) or "—"))
             return HttpResponseRedirect(back_to(request, reverse("admin:threads_interrupt_change", args=[pause.pk])))
         try:
             result = pause_answer(thread_id=pause.thread_id, pause_id=pause.pk, decision=decision,
