@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from tests.web.conftest import ready
 
@@ -45,7 +46,7 @@ def test_a_listed_origin_embeds_the_widget_and_approves_a_charge(embed_shop, lis
 
     framed = w.page.frame_locator("iframe")
     framed.locator("stalwart-chat textarea:enabled").wait_for()
-    assert framed.locator("stalwart-chat h1").inner_text() == "Shop"
+    expect(framed.locator("stalwart-chat h1")).to_have_text("Shop")
     w.shot("embedded")
     w.assert_clean()
 
