@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods
 
 from approvals.pairing import PAIR_MINUTES, pairing_code_claim, pairing_failure_record, pairing_retry_after
 from approvals.services import operator_local_sign_in_user
+from threads.limits import request_client
 
 __all__ = ["PAIR_MINUTES", "pair_view"]
 
@@ -22,10 +23,6 @@ security = logging.getLogger("stalwart.security")
 LOCAL_STAFF = "local-staff"
 DETAIL_BAD_CODE = _("That code is not valid (codes work once, for ten minutes).")
 DETAIL_TOO_MANY = _("Too many wrong codes. Try again in {seconds} seconds.")
-
-
-def _client(request: HttpRequest) -> str:
-    return str(request.META.get("REMOTE_ADDR") or "unknown")
 
 
 def _page(request: HttpRequest, error: str, status: int = 200) -> HttpResponse:
@@ -40,7 +37,7 @@ def pair_view(request: HttpRequest) -> HttpResponse:
         raise Http404
     if request.method != "POST":
         return _page(request, "")
-    client = _client(request)
+    client = request_client(request)
     wait = pairing_retry_after(client=client)
     if wait:
         # Refused unread, the right code too: otherwise the limit would only slow a guesser down.

@@ -15,6 +15,7 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 
 from stalwart_site.bootstrap import UnsafeConfiguration, refuse_unsafe
+from threads.forwarded import trusted_networks
 
 env = environ.Env()
 
@@ -233,6 +234,14 @@ STALWART_MAX_BODY = env.int("STALWART_MAX_BODY", default=256 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = STALWART_MAX_BODY
 STALWART_MAX_TURN = env.int("STALWART_MAX_TURN", default=8000)
 STALWART_ASK_TIMEOUT = env.int("STALWART_ASK_TIMEOUT", default=600)
+# Proxies whose forwarding header is believed (docs/operating.md, "Behind a proxy"): addresses or networks.
+try:
+    STALWART_TRUSTED_PROXIES = trusted_networks(env.list("STALWART_TRUSTED_PROXIES", default=[]))
+except ValueError as exc:
+    raise ImproperlyConfigured(str(exc)) from exc
+# What one MCP client key (or one loopback address, with no key) may hold at once (docs/mcp.md, "Limits").
+STALWART_MCP_SESSIONS = env.int("STALWART_MCP_SESSIONS", default=100)
+STALWART_MCP_HELD = env.int("STALWART_MCP_HELD", default=20)
 # The sweep for steps whose worker died (docs/operating.md, "A worker that dies
 # mid-call"): how often it runs, and how long a running step's heartbeat may be
 # silent before its lease lapses.

@@ -11,7 +11,8 @@ the caller refuses every try from that client (the right secret included,
 else the limit would only slow a guesser down) with ``429`` and
 ``Retry-After``. Only the client that guessed is held: another address may
 go on (issue 26: one client must not keep the operator out). The address is
-``REMOTE_ADDR``; a proxy's ``X-Forwarded-For`` is not trusted.
+the socket's peer, or the forwarded address when that peer is a proxy listed
+in ``STALWART_TRUSTED_PROXIES`` (``threads.forwarded``).
 
 Two workers may each let one try past the limit at the same moment (the
 count and the insert are two statements); a few tries more a minute do not
@@ -24,10 +25,12 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
+from threads.forwarded import Peer, peer_of
 from threads.models import WrongGuess
 
 
@@ -39,9 +42,15 @@ class Limit:
     keep: timedelta = timedelta(minutes=10)
 
 
+def request_peer(request: HttpRequest) -> Peer:
+    """Who sent ``request``: its socket's peer, or the address a listed proxy forwarded."""
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    return peer_of(str(request.META.get("REMOTE_ADDR") or ""), headers, settings.STALWART_TRUSTED_PROXIES)
+
+
 def request_client(request: HttpRequest) -> str:
-    """The client address a limit counts: the connection's own, never a header."""
-    return str(request.META.get("REMOTE_ADDR") or "unknown")[:64]
+    """The client address a limit counts."""
+    return request_peer(request).address
 
 
 def guesses_wait(*, limit: Limit, client: str, since: datetime | None = None) -> int:

@@ -28,15 +28,23 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
+from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from doors.mcp import calls
+from doors.mcp.limits import TEXT_SESSIONS, limit_error
 from doors.mcp.server import Gateway, db
+from threads.errors import StalwartError, TooManyTries, Unauthorized
+from threads.forwarded import Peer, peer_of
+from threads.limits import Limit, guess_record, guesses_wait
 
 log = logging.getLogger("stalwart.mcp")
 security = logging.getLogger("stalwart.security")
@@ -47,6 +55,7 @@ DETAIL_KEY = _("This MCP endpoint takes calls with Authorization: Bearer <key>, 
 DETAIL_LOOPBACK = _("No MCP client key is set up on this server, so it answers calls from this machine only. "
                     "An operator makes keys in the console (MCP clients).")
 DETAIL_NO_AGENT = _("No agent of this server has that name.")
+KEY_LIMIT = Limit(scope="mcp_key", per_client=10)  # wrong keys a minute from one address
 
 
 def mcp_mode() -> str:
@@ -66,24 +75,47 @@ def _agent_names() -> list[str]:
     return [a.name for a in registry.agent_file().agents]
 
 
-def _caller_check(headers: dict[str, str], client_host: str) -> tuple[Any, str | None]:
-    """The key's client (None: local), or the sentence that refuses the request."""
+def _caller_check(headers: dict[str, str], peer: Peer) -> tuple[Any, StalwartError | None]:
+    """The key's client (None: local), or the error that refuses the request."""
     from doors.mcp.clients import mcp_client_of, mcp_clients_configured
 
     scheme, _, key = headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and key.strip():
+        wait = guesses_wait(limit=KEY_LIMIT, client=peer.address)
+        if wait:  # refused unread, the right key too: else the limit would only slow a guesser down
+            security.warning("MCP calls from %s refused for %s s (too many wrong keys)", peer.address, wait)
+            return None, TooManyTries(wait)
         client = mcp_client_of(key.strip())
-        return (client, None) if client is not None else (None, str(DETAIL_KEY))
+        if client is None:
+            guess_record(limit=KEY_LIMIT, client=peer.address)
+            return None, Unauthorized(DETAIL_KEY)
+        return client, None
     if mcp_clients_configured():
-        security.warning("an MCP call without a key from %s", client_host)
-        return None, str(DETAIL_KEY)
-    if client_host not in LOOPBACK:
-        security.warning("an MCP call from %s, not this machine, and no key is set up", client_host)
-        return None, str(DETAIL_LOOPBACK)
+        security.warning("an MCP call without a key from %s", peer.address)
+        return None, Unauthorized(DETAIL_KEY)
+    if not peer.loopback:
+        security.warning("an MCP call from %s, not this machine (or forwarded), and no key is set up", peer.address)
+        return None, Unauthorized(DETAIL_LOOPBACK)
     return None, None
 
 
-async def _json(send: Any, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] = ()) -> None:
+def _scope_peer(scope: dict[str, Any], headers: dict[str, str]) -> Peer:
+    return peer_of((scope.get("client") or ("", 0))[0], headers, settings.STALWART_TRUSTED_PROXIES)
+
+
+def _opens_session(scope: dict[str, Any], headers: dict[str, str]) -> bool:
+    """A request that would open a handshake-era session (the 2026 era keeps none)."""
+    version = headers.get("mcp-protocol-version")
+    return (scope.get("method") == "POST" and not headers.get("mcp-session-id")
+            and (version is None or version in HANDSHAKE_PROTOCOL_VERSIONS))
+
+
+def _owner(identity: str) -> AuthenticatedUser:
+    """The SDK's principal for a caller: each session is bound to the key (or address) that opened it."""
+    return AuthenticatedUser(AccessToken(token=identity, client_id=identity, scopes=[]))
+
+
+async def _json(send: Any, status: int, body: dict[str, Any], headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"application/json"), (b"cache-control", b"no-store"), *headers]})
     await send({"type": "http.response.body", "body": json.dumps(body).encode()})
@@ -104,6 +136,11 @@ class _Mounted:
             max_request_body_size=settings.STALWART_MAX_BODY)
         self.ready: asyncio.Event | None = None
         self.tasks: list[asyncio.Task[None]] = []
+
+    def sessions_of(self, owner: AuthenticatedUser) -> int:
+        """The handshake-era sessions open for ``owner`` in this process (the SDK keeps who opened each)."""
+        principal = authorization_context(owner)
+        return sum(1 for held in self.manager._session_owners.values() if held == principal)  # noqa: SLF001
 
     async def started(self) -> None:
         if self.ready is None:
@@ -132,15 +169,24 @@ class McpApp:
             await _json(send, 404, {"error": "not_found", "detail": str(DETAIL_NO_AGENT)})
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        client, refused = await db(_caller_check)(headers, (scope.get("client") or ("", 0))[0])
+        peer = _scope_peer(scope, headers)
+        client, refused = await db(_caller_check)(headers, peer)
         if refused is not None:
-            await _json(send, 401, {"error": "unauthorized", "detail": refused},
-                        [(b"www-authenticate", b'Bearer realm="stalwart-mcp"')])
+            extra = [(k.lower().encode(), v.encode()) for k, v in getattr(refused, "headers", {}).items()]
+            if refused.http_status == 401:
+                extra.append((b"www-authenticate", b'Bearer realm="stalwart-mcp"'))
+            await _json(send, refused.http_status, refused.body(), extra)
             return
+        identity = f"key:{client.pk}" if client is not None else f"local:{peer.address}"
         mounted = self.mounted.get(name)
         if mounted is None:
             mounted = self.mounted[name] = _Mounted(name)
         await mounted.started()
+        owner = _owner(identity)
+        if _opens_session(scope, headers) and mounted.sessions_of(owner) >= settings.STALWART_MCP_SESSIONS:
+            security.warning("an MCP session refused for %s: %s open", identity, settings.STALWART_MCP_SESSIONS)
+            await _json(send, 429, limit_error(TEXT_SESSIONS, settings.STALWART_MCP_SESSIONS))
+            return
         deliveries: list[int] = []  # the calls whose outcome this request's response is about to carry
         taken: list[int] = []  # ... and whose result went out to a client still there
         gone = asyncio.Event()
@@ -159,7 +205,8 @@ class McpApp:
                 deliveries.clear()
 
         await mounted.manager.handle_request(
-            {**scope, "stalwart_mcp_client": client, "stalwart_mcp_deliveries": deliveries}, watched, sending)
+            {**scope, "user": owner, "stalwart_mcp_client": client, "stalwart_mcp_caller": identity,
+             "stalwart_mcp_deliveries": deliveries}, watched, sending)
         for replay_id in taken:
             await db(calls.delivered)(replay_id)
 

@@ -43,6 +43,7 @@ from typing import Any
 import mcp.types as types
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -53,6 +54,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from catalogue import registry
 from doors.mcp import calls
 from doors.mcp.calls import Caller, Held
+from doors.mcp.limits import InProgress
 
 log = logging.getLogger("stalwart.mcp")
 
@@ -118,11 +120,12 @@ class Gateway:
         self.sessions: dict[str, Any] = {}  # handshake-era sessions, for list_changed
         self.withdrawn: frozenset[str] | None = None
         self.unsent: dict[Any, int] = {}  # stdio: request id -> the call's journal row, delivered once sent
+        self.in_progress = InProgress()
         self.server = _ToolsChangeServer(
             f"Stalwart {agent_name}", version="1",
             instructions=("Every call goes through Stalwart's check: reads run, writes wait for a person's "
                           "approval, refusals say why."),
-            on_list_tools=self.list_tools, on_call_tool=self.call_tool,
+            on_list_tools=self.list_tools, on_call_tool=self.call_tool_limited,
             on_subscriptions_listen=ListenHandler(self.bus))
 
     # --- who calls -----------------------------------------------------------------------------------------
@@ -159,6 +162,12 @@ class Gateway:
         ) for t in shown])
 
     # --- tools/call ---------------------------------------------------------------------------------------------
+    async def call_tool_limited(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        """``call_tool`` within the caller's limit of calls in progress (``doors.mcp.limits``)."""
+        scope = ctx.request.scope if ctx.request is not None else {}
+        with self.in_progress.one(str(scope.get("stalwart_mcp_caller") or "stdio"), settings.STALWART_MCP_HELD):
+            return await self.call_tool(ctx, params)
+
     async def call_tool(self, ctx: ServerRequestContext[Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult:
         self.remember(ctx)

@@ -74,3 +74,22 @@ def test_two_workers_share_the_count(data_dir: Path):
         assert statuses == [401] * OPERATOR_LIMIT.per_client
         assert rollback(one, "wrong").status_code == 429
         assert rollback(two, TOKEN).status_code == 429
+
+
+def test_behind_a_listed_proxy_the_forwarded_address_is_counted_and_an_unlisted_one_is_not_believed(data_dir: Path):
+    proxy, unlisted = f"{NET}.6", f"{NET}.7"
+    env = {"STALWART_TRUSTED_PROXIES": proxy}
+    with Server(data_dir, args=["--operator-token", TOKEN], env=env) as server, \
+            client_from(server, proxy) as through, client_from(server, unlisted) as other:
+        def forwarded(client: httpx.Client, address: str, token: str) -> int:
+            return client.post(f"/threads/nobody-{RUN}/rollback", headers={
+                "Authorization": f"Bearer {token}", "X-Forwarded-For": address}).status_code
+
+        limit = OPERATOR_LIMIT.per_client
+        guesser, operator = f"203.0.113.{secrets.randbelow(250) + 1}", "192.0.2.10"
+        assert [forwarded(through, guesser, "wrong") for _ in range(limit + 1)] == [401] * limit + [429]
+        # The proxy's other clients are not held: the address it forwards is what is counted.
+        assert forwarded(through, operator, TOKEN) == 404
+        assert f"rollback tries from {guesser} refused for" in server.log()
+        # The twin: a proxy not listed is the one address, whatever it forwards.
+        assert [forwarded(other, f"192.0.2.{n}", "wrong") for n in range(limit + 1)] == [401] * limit + [429]
