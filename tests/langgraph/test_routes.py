@@ -10,6 +10,10 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import interrupt
+from typing_extensions import TypedDict
 
 from approvals.webhooks import HEADER, sign
 from doors.langgraph.requests import DETAIL_INTERNAL_KEY
@@ -151,6 +155,15 @@ def test_bad_requests_get_the_error_shape_and_store_nothing():
         (post(f"/threads/{T}/runs", {"input": None, "config": {"recursion_limit": "many"}}), 400, "bad_request"),
         (post(f"/threads/{'x' * 201}/runs", {"input": None}), 400, "bad_request"),
         (post(f"/threads/{T}/resume", ["a", "list"]), 400, "bad_request"),
+        (post(f"/threads/{T}/resume", None, raw=b'{"interrupt_id": "\\ud800", "decision": "approve", "token": "t"}'),
+         400, "bad_request"),
+        (post(f"/threads/{T}/resume", None, raw=('{"interrupt_id": "%s", "decision": "approve", "token": "\\ud800"}'
+                                                 % pause["id"]).encode()), 400, "bad_request"),
+        (post("/threads/a%00b/resume", {"interrupt_id": pause["id"], "decision": "approve", "token": ""}),
+         400, "bad_request"),
+        (Client().get("/threads/a%00b/interrupts"), 400, "bad_request"),
+        (post("/threads/a%00b/sync", {}), 400, "bad_request"),
+        (post(f"/threads/{T}/runs", None, raw=b'{"input": ' + b"[" * 3000 + b"]" * 3000 + b"}"), 400, "bad_request"),
         (post(f"/threads/{T}/resume", {"interrupt_id": "p-nope", "decision": "approve", "token": ""}),
          404, "not_found"),
         (post(f"/threads/{T}/resume", {"interrupt_id": pause["id"], "decision": "edit", "token": pause["token"]}),
@@ -163,6 +176,32 @@ def test_bad_requests_get_the_error_shape_and_store_nothing():
         assert response.json()["detail"]
     assert Interrupt.objects.get(pk=pause["id"]).status == Interrupt.Status.OPEN
     assert [p["id"] for p in bridge.sync(T)["interrupts"]] == [pause["id"]]
+
+
+class _Values(TypedDict, total=False):
+    answer: str
+
+
+def _unstorable(state: _Values) -> _Values:
+    return {"answer": interrupt({"question": "Send it\x00 now?", "n": float("nan"), "deep": json.loads(
+        "[" * 40 + "]" * 40)})}
+
+
+def test_a_graph_whose_interrupt_holds_what_postgresql_cannot_store_is_mirrored_with_it_shown_replaced():
+    # The graph's own value, not a caller's input: nothing to refuse, and a thread that could never be
+    # mirrored again (every /interrupts a 500 on PostgreSQL) would strand it.
+    g = StateGraph(_Values)
+    g.add_node("ask", _unstorable)
+    g.add_edge(START, "ask")
+    g.add_edge("ask", END)
+    served(g.compile(checkpointer=InMemorySaver(), name="unstorable"))
+    ran = post("/threads/t-nul/runs", {"input": {"answer": ""}})
+    assert ran.status_code == 200, ran.content
+    shown = Client().get("/threads/t-nul/interrupts")
+    assert shown.status_code == 200
+    [pause] = shown.json()["interrupts"]
+    assert pause["question"] == "Send it\ufffd now?" and pause == ran.json()["interrupts"][0]
+    assert Interrupt.objects.get(pk=pause["id"]).status == Interrupt.Status.OPEN
 
 
 def test_the_console_and_the_http_api_are_served_beside_the_bridge():

@@ -37,6 +37,7 @@ from threads.engine.pauses import pause_close, pause_open, run_pauses_close, tok
 from threads.engine.progress import Progress, new_id
 from threads.engine.reads import replayed_answer, run_answer, stale_body
 from threads.engine.replays import Replayed, ReplayKey, replay_take_new
+from threads.engine.storable import storable_copy
 from threads.engine.turns import thread_open
 from threads.engine.unit import unit
 from threads.engine.views import Answer
@@ -67,6 +68,9 @@ def pause_mirror(*, thread_id: str, session_hash: str, agent: str, run_id: str, 
     ``Answer.replayed``). Mirrored already: the run as it is."""
     if replay is None and Run.objects.filter(pk=run_id).exists():
         return run_answer(Run.objects.get(pk=run_id))
+    # The graph's own values, shown to a person: what PostgreSQL cannot hold is shown as U+FFFD, never a failure
+    # that would leave the graph's thread unmirrorable.
+    text, asks, source = storable_copy(text), storable_copy(asks), storable_copy(source)
     try:
         with unit(thread_id, lock=False) as u:
             thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=agent)

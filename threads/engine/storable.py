@@ -71,6 +71,27 @@ def storable(value: Any, depth: int = MAX_DEPTH) -> bool:
     return True
 
 
+def storable_copy(value: Any, depth: int = MAX_DEPTH) -> Any:
+    """``value`` as the run store can hold it, for what a team's own code hands
+    the engine to show rather than a caller's input to refuse (a graph's
+    interrupt, mirrored as a pause): a NUL or a lone surrogate becomes U+FFFD,
+    ``NaN`` and the infinities their names as text, and what nests deeper than
+    ``depth`` its text, shortened. Storable values come back equal."""
+    if isinstance(value, str):
+        if encodable(value):
+            return value
+        return "".join("\ufffd" if ch == "\x00" or "\ud800" <= ch <= "\udfff" else ch for ch in value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict | list | tuple) and depth <= 0:
+        return storable_copy(repr(value)[:200])
+    if isinstance(value, dict):
+        return {str(storable_copy(str(k))): storable_copy(v, depth - 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable_copy(v, depth - 1) for v in value]
+    return value
+
+
 def proposal_refusal(agent: AgentSpec, tool: str, arguments: dict[str, Any]) -> tuple[str, str] | None:
     """The rule and sentence refusing a proposed call before anything is stored, or None."""
     found = agent.tool(tool) if len(tool) <= MAX_TOOL and encodable(tool) else None
