@@ -21,7 +21,7 @@ ORIGINS = {
     "context": _("it came with the page (signed context)"),
     "computed": _("worked out from the other values"),
     "staff": _("a staff member edited it"),
-    "agent": _("set by the agent file"),
+    "agent": _("the calling agent wrote it"),
 }
 
 REASONS = {

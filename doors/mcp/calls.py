@@ -31,8 +31,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
-
+from approvals.status import status_url
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from doors.mcp.models import McpClient
@@ -167,8 +166,9 @@ def pause_of(caller: Caller, pause_id: str) -> Held | None:
 
 
 def pause_url(pause_id: str, base: str = "") -> str:
-    """Where a person answers the pause: its page in the console, which checks who opens it."""
-    return f"{(settings.PUBLIC_URL or base).rstrip('/')}/admin/threads/interrupt/{pause_id}/change/"
+    """The pause's status page, which the client's person can open without a staff account
+    (``approvals.status``); it links staff to the console, where they answer."""
+    return status_url(pause_id, base)
 
 
 def answer_for(caller: Caller, held: Held, decision: str) -> Held:

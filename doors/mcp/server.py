@@ -79,7 +79,7 @@ TEXT_FAILED = _("{tool} failed: {error}")
 TEXT_LOST = _("Your answer came after another one: the pause was answered already.")
 TEXT_NO_PAUSE = _("No pause with that id waits for this client.")
 TEXT_ASK_DECISION = _("{question} Choose one: {choices}.")
-TEXT_ASK_URL = _("Approve or skip {tool} on its page in the console.")
+TEXT_ASK_URL = _("{tool} waits for a person's approval: this page shows what becomes of it.")
 # The engine's outcome words, as the gateway's results say them (a call still on its way waits too).
 STATUS_SHOWN = {"running": "waiting", "superseded": "cancelled"}
 

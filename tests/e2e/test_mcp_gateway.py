@@ -149,7 +149,11 @@ def test_a_held_write_says_so_then_answers_waiting_naming_its_pause(gateway, dat
     assert pause["tool"] == "charge_card" and pause["question"] == "Charge the card?"
     assert pause["arguments"] == [{"name": "amount", "value": 40, "origin": "agent"},
                                   {"name": "order_id", "value": "4411", "origin": "agent"}]
-    assert pause["url"] == f"{gateway.url}/admin/threads/interrupt/{pause['id']}/change/"
+    # The client's person can open where it points without a staff account: what waits, and who answers it.
+    assert pause["url"].startswith(f"{gateway.url}/pauses/{pause['id']}/")
+    page = httpx.get(pause["url"])
+    assert page.status_code == 200 and "Charge the card?" in page.text and "Waiting for a person" in page.text
+    assert httpx.get(pause["url"].rstrip("/") + "0/").status_code == 404  # the address is not guessable
     assert progress and pause["id"] in progress[0] and "charge_card" in progress[0]
     assert pause_rows(data_dir, me) == [(pause["id"], "open", "charge_card")]  # in the console's queue at once
     assert shop.charges() == []
@@ -358,7 +362,9 @@ def test_a_held_call_is_answered_in_chromium_and_returns_the_charge(data_dir, tm
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page()
             sign_in(page, server.url, name, password)
-            page.goto(url)
+            page.goto(url)  # the status page the progress names; staff follow it to the console
+            assert page.inner_text("[role=status]") == "Waiting for a person's approval"
+            page.click("text=answer it in the console")
             assert "charge_card" in page.inner_text("main, #content")
             page.click("button[value=approve]")
             page.wait_for_selector(".messagelist")

@@ -157,8 +157,9 @@ def test_bad_requests_get_the_error_shape_and_store_nothing():
         (post(f"/threads/{T}/resume", ["a", "list"]), 400, "bad_request"),
         (post(f"/threads/{T}/resume", None, raw=b'{"interrupt_id": "\\ud800", "decision": "approve", "token": "t"}'),
          400, "bad_request"),
-        (post(f"/threads/{T}/resume", None, raw=('{"interrupt_id": "%s", "decision": "approve", "token": "\\ud800"}'
-                                                 % pause["id"]).encode()), 400, "bad_request"),
+        (post(f"/threads/{T}/resume", None, raw=json.dumps({"interrupt_id": pause["id"], "decision": "approve",
+                                                            "token": "TOKEN"}).replace("TOKEN", "\\ud800").encode()),
+         400, "bad_request"),
         (post("/threads/a%00b/resume", {"interrupt_id": pause["id"], "decision": "approve", "token": ""}),
          400, "bad_request"),
         (Client().get("/threads/a%00b/interrupts"), 400, "bad_request"),
