@@ -110,7 +110,7 @@ def _planned(req: Request, entry: Any) -> tuple[PauseAnswer, PauseView] | None:
             raise AguiError("invalid_answer", _("editedArgs is answered alone: the edited call waits again as a "
                                                 "new proposal."))
         values = {k: v if isinstance(v, str) else json.dumps(v) for k, v in payload["editedArgs"].items()}
-        return PauseAnswer(pause=pause.id, token=token, edit=values), pause
+        return PauseAnswer(pause=pause.id, token=token, edit=values, replace=True), pause
     decision = payload.get("decision")
     if "approved" in payload:
         meant = "approve" if payload["approved"] else DECLINE[pause.kind]

@@ -27,7 +27,6 @@ sooner.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -128,16 +127,6 @@ class AguiConnectApi(_AguiApi):
         return self.stream(requests.connect(self.request_of(request, agent)))
 
 
-def shown_schema(tool: Any) -> dict[str, Any]:
-    """A tool's input schema as a client is shown it: its idempotency argument is the engine's to fill."""
-    schema = json.loads(json.dumps(dict(tool.input_schema)))
-    hidden = (tool.idempotency or {}).get("argument")
-    if hidden:
-        schema.get("properties", {}).pop(hidden, None)
-        schema["required"] = [r for r in schema.get("required", []) if r != hidden]
-    return schema
-
-
 class AguiInfoApi(SessionApi):
     """``GET /agui/<agent>/info``: what the agent can do, as AG-UI capabilities."""
 
@@ -150,7 +139,7 @@ class AguiInfoApi(SessionApi):
             transport=TransportCapabilities(streaming=True),
             tools=ToolsCapabilities(supported=True, client_provided=False,
                                     items=[{"name": t.name, "description": t.description or t.words,
-                                            "parameters": shown_schema(t)}
+                                            "parameters": runs.shown_schema(t)}
                                            for t in spec.tools if t.name not in withdrawn]),
             state=StateCapabilities(snapshots=True),
             human_in_the_loop=HumanInTheLoopCapabilities(supported=True, approvals=True, interrupts=True,
