@@ -367,8 +367,7 @@ def test_a_turn_nothing_reads_is_a_confirmation_and_declining_it_replies(driver,
     delegate = finished(first)["outcome"]["interrupts"]
     assert len(delegate) == 1 and delegate[0]["reason"] == "confirmation" and "toolCallId" not in delegate[0]
     assert delegate[0]["responseSchema"]["properties"]["decision"]["enum"] == ["approve", "decline"]
-    declined = page.run(resume=[{"interruptId": delegate[0]["id"], "status": "cancelled",
-                                 "metadata": {"stalwart": {"token": delegate[0]["metadata"]["stalwart"]["token"]}}}])
+    declined = page.run(resume=[approve(delegate[0], {"approved": False})])
     assert declined["error"] is None and finished(declined)["outcome"]["type"] == "success"
     assert "TEXT_MESSAGE_CONTENT" in types(declined)
 
