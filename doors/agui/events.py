@@ -14,7 +14,8 @@ runs later), its tool message ``<run>-<step>-result``. A pause's interrupt
 A pause as an ``Interrupt``: ``reason`` by kind (``REASONS``), ``message``
 its question, ``responseSchema`` an object whose ``decision`` enum is the
 pause's choices (plus ``approved`` for a confirm or a delegate, ``editedArgs``
-for a confirm, ``answer`` for a question, in the shape docs/http-api.md gives),
+for a confirm: all the call's arguments, the tool's required ones required, a
+full replacement; ``answer`` for a question, in the shape docs/http-api.md gives),
 ``expiresAt`` its deadline, ``metadata.stalwart`` the token a resume sends
 back and what the call is (step, tool, arguments with origins, reasons,
 irreversible).
@@ -51,6 +52,7 @@ from ag_ui.core import (
     UserMessage,
 )
 from ag_ui.encoder import EventEncoder
+from django.utils.translation import gettext_lazy as _
 
 from threads.engine import PauseView, Reply, RunHistory, StepStatus, StepView
 
@@ -62,6 +64,8 @@ REASONS = {
     "saga_stuck": "stalwart:saga_stuck",
 }
 ENCODER = EventEncoder()
+DESCRIBE_EDITED = _("All the call's arguments, replacing those shown (never merged with them): an argument left "
+                    "out is dropped. The edited call is checked again and waits as a new proposal.")
 
 
 def call_id(run: str, step: int | None) -> str:
@@ -117,10 +121,7 @@ def response_schema(pause: PauseView, tool_schema: dict[str, Any] | None = None)
     if kind in ("confirm", "delegate"):
         props["approved"] = {"type": "boolean"}
     if kind == "confirm":
-        shown = (tool_schema or {}).get("properties") or {}
-        names = [a["name"] for a in pause.arguments]
-        props["editedArgs"] = {"type": "object", "minProperties": 1, "additionalProperties": False,
-                               "properties": {n: dict(shown.get(n) or {}) for n in names}}
+        props["editedArgs"] = edited_args_schema(pause, tool_schema)
     if kind == "ask":
         question = pause.extra.get("ask") or {}
         if question.get("kind") == "choice":
@@ -135,6 +136,24 @@ def response_schema(pause: PauseView, tool_schema: dict[str, Any] | None = None)
                               "minProperties": 1}
     if kind == "ask":
         schema["required"] = ["answer"]
+    return schema
+
+
+def edited_args_schema(pause: PauseView, tool_schema: dict[str, Any] | None) -> dict[str, Any]:
+    """``editedArgs``: the call's arguments, all of them (a full replacement,
+    never merged with those shown): each argument the tool takes, its
+    required ones required. A tool that left the file since: the arguments
+    shown, none required (the engine refuses the call then)."""
+    said = str(DESCRIBE_EDITED)
+    if tool_schema is None:
+        return {"type": "object", "description": said, "minProperties": 1, "additionalProperties": False,
+                "properties": {a["name"]: {} for a in pause.arguments}}
+    named = tool_schema.get("properties") or {}
+    schema: dict[str, Any] = {"type": "object", "description": said, "minProperties": 1,
+                              "additionalProperties": False, "properties": {n: dict(v or {}) for n, v in named.items()}}
+    required = [r for r in tool_schema.get("required") or [] if r in named]
+    if required:
+        schema["required"] = required
     return schema
 
 

@@ -4,12 +4,17 @@ nothing.
 
 Each entry's payload is read as what the interrupt's ``responseSchema``
 offered (the protocol's shape: ``decision``, ``approved``, ``editedArgs``,
-``answer``), and becomes a decision, a question's answer or an edit; the
-token the interrupt showed (``metadata.stalwart.token``) goes to the engine
-as it came. Whether each pause is still open, past its deadline or shown
-with that token is the engine's to decide, in one unit of work with the
-claims: a refusal of any entry changes nothing, and comes back as a
-``RUN_ERROR`` (``interrupt_stale``, ``expired``, ``pending_interrupts``,
+``answer``), and becomes a decision, a question's answer or an edit (all the
+call's arguments, replacing those shown); the token the interrupt showed
+(``metadata.stalwart.token``) goes to the engine as it came. An entry
+``cancelled`` abandons its pause: it stays open (as an MCP client's cancel
+leaves it), nothing is claimed for it, and the run ends listing it among
+the interrupts still open; its id and token are checked all the same, and
+the resume still has to speak for every open pause (``covering``).
+Whether each pause is still open, past its deadline or shown with that
+token is the engine's to decide, in one unit of work with the claims: a
+refusal of any entry changes nothing, and comes back as a ``RUN_ERROR``
+(``interrupt_stale``, ``expired``, ``pending_interrupts``,
 ``invalid_answer``). The resume is named in the replay journal by the
 pauses it answers: the same resume again replays its events; other answers
 to the same pauses are ``interrupt_stale``.
@@ -50,9 +55,10 @@ from threads.engine import (
     run_read,
 )
 from threads.errors import InvalidAnswer, InvalidDecision, NotFound, PausesPending, Stale, StalwartError
+from threads.tokens import token_matches
 
 BY = "AG-UI client"
-# What declining a pause is, by kind ({"approved": false}, or an entry cancelled).
+# What declining a pause is, by kind ({"approved": false}; an entry cancelled abandons it instead).
 DECLINE = {"confirm": "skip", "delegate": "decline", "saga_stuck": "abandon"}
 
 
@@ -68,7 +74,12 @@ def resume(req: Request, opened: bool) -> list[BaseEvent]:
     asked = ReplayKey(door=DOOR, kind="resume", caller=req.key, identity=f"resume\n{name}", key=name, held=True,
                       fingerprint=[data.thread_id, [e.model_dump(mode="json", by_alias=True) for e in entries]])
     planned = [p for p in (_planned(req, e) for e in entries) if p is not None]
-    if not planned:
+    if not planned:  # every entry abandoned: nothing answered, nothing journaled, the thread as it stands
+        try:
+            pauses_answer(thread_id=req.key, answers=[], by=BY, via=Via.AGUI, covering=set(ids),
+                          session_hash=req.session_hash)
+        except StalwartError as err:
+            raise _refused(err) from err
         return as_it_stands(req.key, data.thread_id, data.run_id)
     before = {run: run_read(run).steps for run in dict.fromkeys(p.run for _given, p in planned)}
     try:
@@ -85,7 +96,7 @@ def resume(req: Request, opened: bool) -> list[BaseEvent]:
 
 def _planned(req: Request, entry: Any) -> tuple[PauseAnswer, PauseView] | None:
     """An entry's answer, its payload checked against the interrupt's responseSchema first
-    (None: a cancelled entry for a pause past its deadline, which the protocol takes as read)."""
+    (None: a cancelled entry, which abandons its pause and answers nothing)."""
     pause = pause_read(entry.interrupt_id, thread_id=req.key)
     if pause is None:
         raise AguiError("interrupt_stale", _("No pause of this thread has the id {id}.").format(
@@ -93,12 +104,12 @@ def _planned(req: Request, entry: Any) -> tuple[PauseAnswer, PauseView] | None:
     stalwart = (entry.metadata or {}).get("stalwart") if isinstance(entry.metadata, dict) else None
     token = str((stalwart or {}).get("token") or "") if isinstance(stalwart, dict) else ""
     if entry.status == "cancelled":
-        if pause.status == PauseStatus.TIMED_OUT:
-            return None
-        if pause.kind not in DECLINE:
-            raise AguiError("invalid_answer", _("A {kind} pause cannot be cancelled: it takes {choices}.").format(
-                kind=pause.kind, choices=", ".join(pause.choices)))
-        return PauseAnswer(pause=pause.id, token=token, decision=DECLINE[pause.kind]), pause
+        # Abandoned: the pause stays open, as it was shown (its token checked); one closed meanwhile
+        # (past its deadline, answered elsewhere) has nothing left to abandon, and is taken as read.
+        if pause.status == PauseStatus.OPEN and not token_matches(pause.token, token):
+            raise AguiError("interrupt_stale", _("That pause is no longer open, or the answer does not match "
+                                                 "what was shown."))
+        return None
     payload = entry.payload
     try:
         jsonschema.validate(payload, ev.response_schema(pause, tool_schema(pause)))
@@ -110,7 +121,7 @@ def _planned(req: Request, entry: Any) -> tuple[PauseAnswer, PauseView] | None:
             raise AguiError("invalid_answer", _("editedArgs is answered alone: the edited call waits again as a "
                                                 "new proposal."))
         values = {k: v if isinstance(v, str) else json.dumps(v) for k, v in payload["editedArgs"].items()}
-        return PauseAnswer(pause=pause.id, token=token, edit=values), pause
+        return PauseAnswer(pause=pause.id, token=token, edit=values, replace=True), pause
     decision = payload.get("decision")
     if "approved" in payload:
         meant = "approve" if payload["approved"] else DECLINE[pause.kind]

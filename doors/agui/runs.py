@@ -12,6 +12,7 @@ after ``RUN_STARTED``, and changes nothing.
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -172,11 +173,22 @@ def interrupts_of(waiting: list[PauseView]) -> list[AguiInterrupt]:
 
 
 def tool_schema(pause: PauseView) -> dict[str, Any] | None:
-    """The input schema of a confirm's tool, from its run's agent (None when it left the file since)."""
+    """The input schema of a confirm's tool as a client is shown it, from its
+    run's agent (None when it left the file since)."""
     if pause.kind != "confirm" or not pause.tool:
         return None
     try:
         tool = registry.get_agent(pause.agent or None).tool(pause.tool)
     except Exception:  # the agent or tool left the file since: the arguments shown are all there is
         return None
-    return dict(tool.input_schema) if tool is not None else None
+    return shown_schema(tool) if tool is not None else None
+
+
+def shown_schema(tool: Any) -> dict[str, Any]:
+    """A tool's input schema as a client is shown it: its idempotency argument is the engine's to fill."""
+    schema = json.loads(json.dumps(dict(tool.input_schema)))
+    hidden = (tool.idempotency or {}).get("argument")
+    if hidden:
+        schema.get("properties", {}).pop(hidden, None)
+        schema["required"] = [r for r in schema.get("required", []) if r != hidden]
+    return schema

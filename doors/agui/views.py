@@ -27,7 +27,6 @@ sooner.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -50,7 +49,7 @@ from rest_framework.response import Response
 from catalogue import registry
 from doors.agui import events as ev
 from doors.agui import requests, runs
-from doors.common import DETAIL_THREAD_ID, SessionApi, agent_or_404, no_nul
+from doors.common import DETAIL_THREAD_ID, MAX_LANGUAGE, SessionApi, agent_or_404, no_nul
 from threads.errors import BadRequest
 from threads.selectors import THREAD_ID_RE, context_of, session_hash
 
@@ -58,7 +57,9 @@ log = logging.getLogger("stalwart.agui")
 
 DETAIL_NOT_INPUT = _("The body is not an AG-UI RunAgentInput: {reason}")
 DETAIL_NOT_OBJECT = _("a JSON object is expected")
-MAX_LANGUAGE = 8
+DETAIL_ID_LENGTH = _("{field}: an id is 1 to {most} characters.")
+DETAIL_LANGUAGE = _("forwardedProps.language: a language is {most} characters at most (such as pt-BR).")
+MAX_ID = 255  # a turn's message id is its key in the replay journal (a column of 255)
 
 
 def _input(request: Request) -> RunAgentInput:
@@ -73,6 +74,13 @@ def _input(request: Request) -> RunAgentInput:
         raise BadRequest(DETAIL_NOT_INPUT.format(reason=f"{where}: {first.get('msg', '')}")) from exc
     if not THREAD_ID_RE.match(data.thread_id):
         raise BadRequest(DETAIL_THREAD_ID)
+    ids = [("runId", data.run_id)] + [(f"messages.{n}.id", m.id) for n, m in enumerate(data.messages)]
+    for field, given in ids:
+        if not 1 <= len(given) <= MAX_ID:  # kept whole or refused, never cut
+            raise BadRequest(DETAIL_ID_LENGTH.format(field=field, most=MAX_ID))
+    props = data.forwarded_props if isinstance(data.forwarded_props, dict) else {}
+    if isinstance(props.get("language"), str) and len(props["language"]) > MAX_LANGUAGE:
+        raise BadRequest(DETAIL_LANGUAGE.format(most=MAX_LANGUAGE))
     # A NUL cannot be stored (PostgreSQL keeps it in no text or JSON column): refused before anything is,
     # wherever it is (ids, context, resume, forwarded props), but in what a person wrote (read as a space).
     said = [{k: v for k, v in m.items() if k != "content"} if isinstance(m, dict) else m
@@ -103,7 +111,7 @@ class _AguiApi(SessionApi):
         props = data.forwarded_props if isinstance(data.forwarded_props, dict) else {}
         language = props.get("language") if isinstance(props.get("language"), str) else None
         return runs.Request(data=data, session_hash=session_hash(self.session), agent=spec.name, context=context,
-                            privileges=privileges, language=(language or "")[:MAX_LANGUAGE] or None)
+                            privileges=privileges, language=language or None)
 
     @staticmethod
     def stream(events: list[Any]) -> HttpResponse:
@@ -128,16 +136,6 @@ class AguiConnectApi(_AguiApi):
         return self.stream(requests.connect(self.request_of(request, agent)))
 
 
-def shown_schema(tool: Any) -> dict[str, Any]:
-    """A tool's input schema as a client is shown it: its idempotency argument is the engine's to fill."""
-    schema = json.loads(json.dumps(dict(tool.input_schema)))
-    hidden = (tool.idempotency or {}).get("argument")
-    if hidden:
-        schema.get("properties", {}).pop(hidden, None)
-        schema["required"] = [r for r in schema.get("required", []) if r != hidden]
-    return schema
-
-
 class AguiInfoApi(SessionApi):
     """``GET /agui/<agent>/info``: what the agent can do, as AG-UI capabilities."""
 
@@ -150,7 +148,7 @@ class AguiInfoApi(SessionApi):
             transport=TransportCapabilities(streaming=True),
             tools=ToolsCapabilities(supported=True, client_provided=False,
                                     items=[{"name": t.name, "description": t.description or t.words,
-                                            "parameters": shown_schema(t)}
+                                            "parameters": runs.shown_schema(t)}
                                            for t in spec.tools if t.name not in withdrawn]),
             state=StateCapabilities(snapshots=True),
             human_in_the_loop=HumanInTheLoopCapabilities(supported=True, approvals=True, interrupts=True,

@@ -34,35 +34,6 @@ NODE = shutil.which("node")
 CONTEXT_SECRET = "agui-tests-context-secret-0123456789abcdef"
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``drive.mjs`` bundled with the example it imports (esbuild, the client from tests/agui's node_modules)."""
-    if NODE is None or not (HERE / "node_modules" / "@ag-ui" / "client").exists():
-        pytest.skip("needs node and tests/agui's node packages (./scripts/test installs them with npm ci)")
-    out = tmp_path_factory.mktemp("agui-driver") / "drive.mjs"
-    subprocess.run([str(HERE / "node_modules" / ".bin" / "esbuild"), str(HERE / "drive.mjs"), "--bundle",
-                    "--platform=node", "--format=esm", f"--outfile={out}", "--log-level=warning"],
-                   check=True, env={"NODE_PATH": str(HERE / "node_modules"), "PATH": "/usr/bin:/bin"}, timeout=120)
-    return out
-
-
-@pytest.fixture(scope="module")
-def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """One ``stalwart serve`` of the shop for the module: each test opens threads of its own."""
-    with Server(tmp_path_factory.mktemp("agui-server")) as s:
-        yield s
-
-
-@pytest.fixture
-def server(module_server: Server, monkeypatch: pytest.MonkeyPatch) -> Server:
-    return fresh_shop(module_server, monkeypatch)
-
-
-@pytest.fixture
-def data_dir(server: Server) -> Path:
-    return server.data_dir
-
-
 class Client:
     """One page of an AG-UI app: its session, its thread, and what its HttpAgent holds between runs."""
 
@@ -233,7 +204,7 @@ def test_a_new_message_while_a_pause_is_open_is_pending_interrupts_and_the_pause
 def test_edited_args_open_a_new_pause_instead_of_charging(driver, server, data_dir):
     page = Client(driver, server.url)
     first = finished(page.run("charge 40 to order 4411"))["outcome"]["interrupts"][0]
-    edited = page.run(resume=[approve(first, {"editedArgs": {"amount": 30}})])
+    edited = page.run(resume=[approve(first, {"editedArgs": {"order_id": "4411", "amount": 30}})])
     assert edited["error"] is None
     second = finished(edited)["outcome"]["interrupts"]
     assert len(second) == 1 and second[0]["id"] != first["id"]
@@ -396,8 +367,7 @@ def test_a_turn_nothing_reads_is_a_confirmation_and_declining_it_replies(driver,
     delegate = finished(first)["outcome"]["interrupts"]
     assert len(delegate) == 1 and delegate[0]["reason"] == "confirmation" and "toolCallId" not in delegate[0]
     assert delegate[0]["responseSchema"]["properties"]["decision"]["enum"] == ["approve", "decline"]
-    declined = page.run(resume=[{"interruptId": delegate[0]["id"], "status": "cancelled",
-                                 "metadata": {"stalwart": {"token": delegate[0]["metadata"]["stalwart"]["token"]}}}])
+    declined = page.run(resume=[approve(delegate[0], {"approved": False})])
     assert declined["error"] is None and finished(declined)["outcome"]["type"] == "success"
     assert "TEXT_MESSAGE_CONTENT" in types(declined)
 

@@ -74,3 +74,16 @@ def test_a_refusal_result_says_its_rule_and_sentence():
     result = ev.tool_result(step, "r-1")
     assert result.tool_call_id == "r-1-2" and json.loads(result.content) == {
         "status": "refused", "rule": "privilege:refunds", "sentence": "Not yours."}
+
+
+def test_edited_args_are_the_whole_call_the_tools_required_arguments_required():
+    tool = {"properties": {"amount": {"type": "number"}, "order_id": {"type": "string"}, "note": {"type": "string"}},
+            "required": ["order_id", "amount"]}
+    edited = ev.response_schema(make_pause(), tool)["properties"]["editedArgs"]
+    assert edited["required"] == ["order_id", "amount"] and set(edited["properties"]) == {"amount", "order_id", "note"}
+    validator = jsonschema.Draft202012Validator(ev.response_schema(make_pause(), tool))
+    assert not validator.is_valid({"editedArgs": {"amount": 10}})  # a merge would have kept order_id: not so
+    assert validator.is_valid({"editedArgs": {"amount": 10, "order_id": "4411"}})
+    assert validator.is_valid({"editedArgs": {"amount": 10, "order_id": "4411", "note": "x"}})  # one not shown
+    unknown = ev.response_schema(make_pause(), None)["properties"]["editedArgs"]  # the tool left the file
+    assert set(unknown["properties"]) == {"amount", "order_id"} and "required" not in unknown

@@ -198,7 +198,14 @@ def agui_corpus(door: Any) -> list[Shape]:
     def send(body: Any = None, raw: bytes | None = None) -> Callable[[], str]:
         return lambda: agui_refused(door.post(body, raw=raw))
 
-    return [  # a NUL in runId and in a message id: issue 32's defect 6, the test below
+    def said(message_id: str) -> dict[str, Any]:
+        return turn(messages=[{"id": message_id, "role": "user", "content": SAY}])
+
+    def surrogate(body: dict[str, Any]) -> Callable[[], str]:
+        """``body`` with its ``SURR`` written as the lone surrogate ``\\ud800`` (json.dumps never writes one)."""
+        return send(raw=json.dumps(body).replace("SURR", "\\ud800").encode())
+
+    return [  # a NUL in runId and in a message id: issue 32's defect 6, the test below, and here
         ("NUL in threadId", send(turn(threadId="t-\x00"))),
         ("lone surrogate in the text", send(raw=json.dumps(turn()).replace("4411", "44\\ud80011").encode())),
         ("over-long threadId", send(turn(threadId="t" * 300))),
@@ -207,6 +214,17 @@ def agui_corpus(door: Any) -> list[Shape]:
         ("NaN", send(raw=json.dumps(turn()).replace('"state": {}', '"state": {"n": NaN}').encode())),
         ("huge body", send(turn(forwardedProps={"x": "x" * (2 * 1024 * 1024)}))),
         ("invalid UTF-8", send(raw=json.dumps(turn()).encode().replace(b"4411", b"44\xed\xa0\x8011"))),
+        # issue 33: the ids and the forwarded language, each kept whole or refused (docs/ag-ui.md)
+        ("over-long message id", send(said("m" * 256))),
+        ("NUL in a message id", send(said("u-\x00"))),
+        ("NUL in runId", send(turn(runId="r-\x00"))),
+        ("NUL in forwardedProps.language", send(turn(forwardedProps={"language": "pt\x00"}))),
+        ("lone surrogate in a message id", surrogate(said("u-SURR"))),
+        ("lone surrogate in runId", surrogate(turn(runId="r-SURR"))),
+        ("lone surrogate in threadId", surrogate(turn(threadId="t-SURR"))),
+        ("lone surrogate in forwardedProps.language", surrogate(turn(forwardedProps={"language": "SURR"}))),
+        ("over-long runId", send(turn(runId="r" * 256))),
+        ("over-long forwardedProps.language", send(turn(forwardedProps={"language": "pt-BR-x-long"}))),
     ]
 
 

@@ -12,6 +12,12 @@ of work: it pauses again as a new proposal with a new id and token, since a
 pause's id and token cover the generation and the arguments. By default
 (``STALWART_FOUR_EYES``) whoever edited may not approve that step afterwards
 (``decisions.edited_by``).
+
+``replace``: the values given are the call's arguments, all of them (an
+AG-UI ``editedArgs``, docs/ag-ui.md): an argument left out is dropped, one
+the call did not have is added, and the call is refused, the pause left
+open, when it no longer fits its tool (a required argument missing: rule
+``arguments``, naming it), before the check would ask for what is missing.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from threads.engine.pauses import pause_close, token_for
 from threads.engine.progress import Progress
 from threads.engine.reads import stale_body, steps_read
 from threads.engine.replies import reply_write
+from threads.engine.storable import proposal_refusal
 from threads.engine.unit import Unit
 from threads.errors import InvalidAnswer, Stale
 from threads.models import Interrupt, Run, Step
@@ -40,11 +47,12 @@ DETAIL_EDIT_REFUSED = _("The edited call was not taken, and the pause still wait
 
 
 def pause_edit_in(u: Unit, pause: Interrupt, *, token: str, values: dict[str, str], by: str,
-                  via: str = Interrupt.Via.CONSOLE, origin: str = "staff") -> tuple[Progress, Prepared | None]:
+                  via: str = Interrupt.Via.CONSOLE, origin: str = "staff",
+                  replace: bool = False) -> tuple[Progress, Prepared | None]:
     """Inside ``u`` (the pause read in it, with its step and run): check the
     edited call, then close the old pause as ``edited`` and carry the run on
     to the new proposal (a call to send after the commit, should the check
-    let the edited one run)."""
+    let the edited one run). ``replace``: ``values`` are all its arguments."""
     if pause.kind != Interrupt.Kind.CONFIRM or pause.step is None:
         raise InvalidAnswer(DETAIL_NOT_EDITABLE)
     if pause.status != Interrupt.Status.OPEN or not token_matches(token_for(pause), token):
@@ -52,16 +60,29 @@ def pause_edit_in(u: Unit, pause: Interrupt, *, token: str, values: dict[str, st
     step, run = pause.step, pause.run
     agent = registry.get_agent(run.agent)
     selector = registry.selector_for(agent)
-    arguments, changed = [], {}
+    arguments, changed, dropped = [], {}, []
     for arg in step.arguments:
         given = values.get(arg["name"])
+        if given is None and replace:
+            dropped.append(arg["name"])
+            continue
         if given is not None and str(given).strip() != str(arg.get("value")):
             value = selector.typed_answer(step.tool, arg["name"], str(given).strip(), language=run.language)
             changed[arg["name"]] = value
             arg = {"name": arg["name"], "value": value, "origin": origin}
         arguments.append(arg)
-    if not changed:
+    if replace:
+        had = {a["name"] for a in step.arguments}
+        for name, given in values.items():
+            if name not in had:
+                changed[name] = selector.typed_answer(step.tool, name, str(given).strip(), language=run.language)
+                arguments.append({"name": name, "value": changed[name], "origin": origin})
+    if not changed and not dropped:
         raise InvalidAnswer(DETAIL_NOTHING_CHANGED)
+    if replace:
+        refused = proposal_refusal(agent, step.tool, {a["name"]: a.get("value") for a in arguments})
+        if refused is not None:
+            raise InvalidAnswer(str(DETAIL_EDIT_REFUSED).format(sentence=refused[1]), rule=refused[0])
     withdrawn = registry.withdrawn_tools(agent)
     trial = copy.copy(step)
     trial.arguments = arguments
@@ -69,8 +90,9 @@ def pause_edit_in(u: Unit, pause: Interrupt, *, token: str, values: dict[str, st
     if verdict.action == "refuse":
         raise InvalidAnswer(str(DETAIL_EDIT_REFUSED).format(sentence=verdict.sentence), rule=verdict.rule)
     progress = Progress(run=run, notices=u.notices)
-    if not pause_close(u, pause, status=Interrupt.Status.EDITED, decision="edit", answer={"arguments": changed},
-                       by=by, via=via, arguments=changed):
+    answer: dict[str, object] = {"arguments": changed, **({"dropped": dropped} if dropped else {})}
+    if not pause_close(u, pause, status=Interrupt.Status.EDITED, decision="edit", answer=answer, by=by, via=via,
+                       arguments=changed):
         raise Stale(DETAIL_STALE, **stale_body(pause, pause.thread_id))
     step.arguments = arguments
     step.generation += 1

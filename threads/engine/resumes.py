@@ -43,13 +43,15 @@ DETAIL_TWICE = _("Each pause is answered once in one resume.")
 @dataclass(frozen=True)
 class PauseAnswer:
     """One pause's answer: a decision (and a question's answer), or an edit of
-    the call's arguments (a new proposal that waits again)."""
+    the call's arguments (a new proposal that waits again; ``replace``: the
+    edit is all of its arguments, ``edits.pause_edit_in``)."""
 
     pause: str
     token: str
     decision: str = ""
     answer: Any = None
     edit: dict[str, str] | None = None
+    replace: bool = False
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ def pauses_answer(*, thread_id: str, answers: Sequence[PauseAnswer], by: str, vi
                     continue  # closed by an answer before it in this resume (a cancel_all ends its run)
                 if given.edit is not None:
                     progress, prepared = pause_edit_in(u, pause, token=given.token, values=given.edit, by=by,
-                                                       via=via, origin=edit_origin)
+                                                       via=via, origin=edit_origin, replace=given.replace)
                     done.append((progress, Follow.STEPS, prepared))
                     continue
                 progress = Progress(run=pause.run, notices=u.notices)
