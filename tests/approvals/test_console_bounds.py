@@ -187,3 +187,18 @@ def test_a_decisions_csv_cell_that_could_run_as_a_formula_is_written_as_text(con
     body = b"".join(console.get("/admin/approvals/decision/csv/?q=t-formula").streaming_content)
     rows = list(csv.reader(io.StringIO(body.decode("utf-8-sig"))))
     assert len(rows) == 2 and rows[1][1] == "'@cmd"
+
+
+@pytest.mark.server
+def test_a_served_console_refuses_a_nul_in_its_address_with_the_400_page(tmp_path):
+    """As a browser reaches it: through ``stalwart serve`` (ASGI), where the path arrives decoded."""
+    import httpx
+
+    from tests.support.server import Server
+
+    with Server(tmp_path) as server:
+        for address in ("/admin/threads/thread/%00/change/", "/admin/threads/interrupt/?q=%00",
+                        "/admin/approvals/decision/csv/?person=a%00b"):
+            response = httpx.get(f"{server.url}{address}")
+            assert response.status_code == 400, address
+            assert "cannot be looked up" in response.text, address
