@@ -37,18 +37,18 @@ from channels.exceptions import StopConsumer
 from channels.generic.http import AsyncHttpConsumer
 
 from approvals.templatetags.console import count_words, open_count
-from threads.consumers import Follower, scope_headers, scope_query, scope_staff
+from threads.consumers import DETAIL_GET_ONLY, DETAIL_HOST, Follower, scope_headers, scope_query, scope_staff
 from threads.engine import STAFF_GROUP, pause_change
+from threads.errors import BadRequest, NotFound
 from threads.models import Event
 from threads.origins import host_allowed
-from threads.streams import CATCH_UP_EVERY, HEARTBEAT, RETRY_MS, db_call, parse_last_event_id
+from threads.streams import CATCH_UP_EVERY, HEARTBEAT, RETRY_MS, db_call, last_event_id_given
 
 log = logging.getLogger("stalwart.streams")
 
 REPLAY_LIMIT = 500
 VIEW = "threads.view_interrupt"
 ANSWER = "threads.answer_interrupt"
-NOT_FOUND = json.dumps({"error": "not_found", "detail": "Not found."}).encode()
 
 
 def block(event: str, data: Any, event_id: int | None = None) -> str:
@@ -110,8 +110,11 @@ class StaffPausesConsumer(Follower, AsyncHttpConsumer):  # type: ignore[misc]
 
     async def stream_open(self) -> bool:
         headers = scope_headers(self.scope)
-        if not host_allowed(headers.get("host", "")) or self.scope.get("method") != "GET":
-            await self.send_response(400, b"", headers=[(b"cache-control", b"no-store")])
+        if not host_allowed(headers.get("host", "")):
+            await self._json(400, BadRequest(DETAIL_HOST).body())
+            return False
+        if self.scope.get("method") != "GET":
+            await self._json(405, BadRequest(DETAIL_GET_ONLY).body(), [(b"allow", b"GET")])
             return False
         user = self.scope.get("user")
         if not scope_staff(self.scope, headers.get("origin")):
@@ -121,11 +124,8 @@ class StaffPausesConsumer(Follower, AsyncHttpConsumer):  # type: ignore[misc]
         if not view:
             await self._not_found()
             return False
-        given = headers.get("last-event-id") or scope_query(self.scope, "last_event_id")
-        try:
-            last = parse_last_event_id(given) if given and given.strip() else None
-        except Exception:  # noqa: BLE001 - a bad Last-Event-ID starts afresh
-            last = None
+        # None (none given, or not a number) starts afresh.
+        last = last_event_id_given(headers.get("last-event-id") or scope_query(self.scope, "last_event_id"))
         self.lock = asyncio.Lock()
         self.sent: OrderedDict[int, None] = OrderedDict()
         # Join before reading: a change committed in between arrives live and is dropped as sent.
@@ -146,8 +146,12 @@ class StaffPausesConsumer(Follower, AsyncHttpConsumer):  # type: ignore[misc]
         return True
 
     async def _not_found(self) -> None:
-        await self.send_response(404, NOT_FOUND, headers=[(b"content-type", b"application/json"),
-                                                          (b"cache-control", b"no-store")])
+        await self._json(404, NotFound().body())
+
+    async def _json(self, status: int, body: dict[str, Any], more: list[tuple[bytes, bytes]] | None = None) -> None:
+        """A refusal in the HTTP API's error shape, ``{"error", "detail"}``, as the thread stream's."""
+        await self.send_response(status, json.dumps(body).encode(), headers=[
+            (b"content-type", b"application/json"), (b"cache-control", b"no-store"), *(more or [])])
 
     async def _send(self, text: str) -> None:
         await self.send_body(text.encode(), more_body=True)

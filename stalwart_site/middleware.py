@@ -13,6 +13,11 @@
   place; a page that sets its own keeps it.
 - ``PasswordChangeFirstMiddleware``: the first sign-in with ``createstaff``'s
   one-time password goes to the password change form before anything else.
+- ``ConsoleAddressMiddleware``: a console address (``/admin/...``) whose path,
+  query or posted form holds a NUL or a lone surrogate, text no lookup can take
+  (PostgreSQL refuses a NUL in any string), is a 400 page in the console before
+  any view reads it: every list, filter, search, object page, action and export
+  at once.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ import uuid
 from collections.abc import Callable
 
 from django.conf import settings
+from django.contrib import admin
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
 
 from approvals.services import password_must_change
@@ -32,6 +38,8 @@ from stalwart_site.parsers import lone_surrogate
 from threads.errors import TooLarge
 
 REQUEST_ID_HEADER = "X-Request-Id"
+DETAIL_BAD_ADDRESS = _("This address holds a character that cannot be looked up (a NUL or a lone surrogate): "
+                       "nothing was read or changed.")
 DETAIL_BAD_HEADER = _("A request header holds text that is not valid Unicode (a lone surrogate).")
 
 # Strict: nothing inline, nothing from another origin. The chat page, the
@@ -96,3 +104,28 @@ class PasswordChangeFirstMiddleware:
         if path.startswith("/admin/") and not path.startswith(self.ALLOWED) and password_must_change(request.user):
             return redirect("admin:password_change")
         return self.get_response(request)
+
+
+class ConsoleAddressMiddleware:
+    """The console's addresses refuse what no lookup can take, in one place (docs/operating.md)."""
+
+    PREFIX = "/admin/"
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path.startswith(self.PREFIX) and not self.readable(request):
+            return render(request, "admin/bad_address.html", {
+                **admin.site.each_context(request), "title": _("Bad address"), "detail": DETAIL_BAD_ADDRESS},
+                status=400)
+        return self.get_response(request)
+
+    @staticmethod
+    def readable(request: HttpRequest) -> bool:
+        """The path, the query and a posted form (an action's chosen rows: ``_selected_action``)."""
+        texts = [request.path]
+        for form in (request.GET, request.POST if request.method == "POST" else None):
+            for name, values in form.lists() if form is not None else ():
+                texts.extend([name, *values])
+        return not any("\x00" in text or lone_surrogate(text) for text in texts)

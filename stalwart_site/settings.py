@@ -101,6 +101,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "stalwart_site.middleware.PasswordChangeFirstMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "stalwart_site.middleware.ConsoleAddressMiddleware",  # last: its 400 page is the console's, signed in
 ]
 ROOT_URLCONF = "stalwart_site.urls"
 ASGI_APPLICATION = "stalwart_site.asgi.application"

@@ -30,15 +30,14 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from channels.db import database_sync_to_async
-from django.utils.translation import gettext_lazy as _
 
 from threads.engine.events import EventType
 from threads.engine.pauses import shown_with_token
-from threads.errors import BadRequest
 from threads.models import Event
 
 log = logging.getLogger("stalwart.streams")
@@ -48,7 +47,7 @@ RETRY_MS = 3000
 REPLAY_LIMIT = 1000
 CATCH_UP_EVERY = 4  # heartbeats: a quiet stream reads the database once a minute
 T = TypeVar("T")
-DETAIL_LAST_EVENT_ID = _("Last-Event-ID is the number of the last event received (0 or more).")
+LAST_EVENT_ID_RE = re.compile(r"[0-9]{1,18}")
 
 
 def db_call(fn: Callable[..., T]) -> Callable[..., Awaitable[T]]:
@@ -76,13 +75,18 @@ def events_after(thread_id: str, after: int, upto: int | None = None) -> list[di
     return [event_dict(e.seq, e.type, e.data) for e in rows.order_by("seq")[:REPLAY_LIMIT]]
 
 
-def parse_last_event_id(value: str | None) -> int:
-    if value is None or value.strip() == "":
-        return 0
-    value = value.strip()
-    if not value.isdigit() or len(value) > 18:
-        raise BadRequest(DETAIL_LAST_EVENT_ID)
+def last_event_id_given(value: str | None) -> int | None:
+    """The number a ``Last-Event-ID`` gives (ASCII digits, at most 18), or None when
+    there is none or it is not one: a browser's stream then starts afresh."""
+    value = (value or "").strip()
+    if not LAST_EVENT_ID_RE.fullmatch(value):
+        return None
     return int(value)
+
+
+def parse_last_event_id(value: str | None) -> int:
+    """Where a thread's stream resumes: after the event given, or from the start."""
+    return last_event_id_given(value) or 0
 
 
 class ThreadFeed:

@@ -4,6 +4,7 @@ answer from the queue goes back to."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from approvals.words import decision_words
 from threads.engine import Answer, token_for
+from threads.errors import InvalidAnswer
 from threads.models import Interrupt
 from threads.tokens import pause_token
 
@@ -43,6 +45,8 @@ SELECT_FOR_ACTION = _("Select this pause for an action: {}")
 BULK_NOT_CONFIRM = _("Not answered: only a confirm is answered from the list; open it to answer.")
 MESSAGE_EDITED = _("Edited: the call was checked again and waits as a new proposal.")
 MESSAGE_NOT_OFFERED = _("Nothing changed: this pause's page does not offer “{decision}”.")
+MESSAGE_NOT_A_CHOICE = _("Nothing changed: that is not one of the question's choices.")
+CHOICE_RE = re.compile(r"[0-9]{1,6}")  # a choice's index as the page sends it (ASCII digits)
 MESSAGE_STALE_TOKEN = _("Nothing changed: the call changed since this page was shown. Open the pause again.")
 
 
@@ -107,6 +111,19 @@ def back_to(request: HttpRequest, fallback: str) -> str:
                                                   require_https=request.is_secure()):
         return wanted
     return fallback
+
+
+def decision_of(request: HttpRequest, pause: Interrupt) -> tuple[str, Any]:
+    """The decision and answer a pause page's form sends; a question's choice that the page
+    cannot have sent ("²", a number of thousands of digits) is refused (``InvalidAnswer``)."""
+    if pause.kind != Interrupt.Kind.ASK:
+        return str(request.POST.get("decision", "")), None
+    choice = str(request.POST.get("choice", ""))
+    if not choice:
+        return "answer", {"kind": "open", "text": str(request.POST.get("text", ""))}
+    if not CHOICE_RE.fullmatch(choice):
+        raise InvalidAnswer(MESSAGE_NOT_A_CHOICE)
+    return "answer", {"kind": "choice", "index": int(choice)}
 
 
 def outcome_of(pause: Interrupt, result: Answer) -> str:

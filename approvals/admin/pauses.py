@@ -39,6 +39,7 @@ from approvals.admin.answers import (
     answered_message,
     answered_words,
     back_to,
+    decision_of,
     outcome_of,
     row_token,
     stale_message,
@@ -343,7 +344,11 @@ class InterruptAdmin(admin.ModelAdmin):
         if not self.has_answer_permission(request):
             raise PermissionDenied
         pause = get_object_or_404(Interrupt, pk=object_id)
-        decision, answer = self._decision_of(request, pause)
+        try:
+            decision, answer = decision_of(request, pause)
+        except InvalidAnswer as exc:  # a choice the page cannot have sent: nothing changed
+            messages.error(request, str(exc.detail))
+            return HttpResponseRedirect(back_to(request, reverse("admin:threads_interrupt_change", args=[pause.pk])))
         if pause.kind != Interrupt.Kind.ASK and decision not in buttons_of(pause):
             # Only what the page offers: a mirrored pause's edit or respond needs what its bridge sends with it.
             messages.error(request, str(MESSAGE_NOT_OFFERED).format(decision=decision_words(decision) or "—"))
@@ -390,11 +395,3 @@ class InterruptAdmin(admin.ModelAdmin):
                 return HttpResponseRedirect(reverse("admin:threads_interrupt_change", args=[successor.pk]))
         return HttpResponseRedirect(reverse("admin:threads_interrupt_change", args=[pause.pk]))
 
-    @staticmethod
-    def _decision_of(request: HttpRequest, pause: Interrupt) -> tuple[str, Any]:
-        if pause.kind != Interrupt.Kind.ASK:
-            return str(request.POST.get("decision", "")), None
-        choice = str(request.POST.get("choice", ""))
-        if choice.isdigit():
-            return "answer", {"kind": "choice", "index": int(choice)}
-        return "answer", {"kind": "open", "text": str(request.POST.get("text", ""))}

@@ -4,6 +4,7 @@ every pause opened and closed, across threads, for staff only, resumable by
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -120,3 +121,30 @@ def test_a_pause_made_on_one_worker_reaches_a_staff_stream_on_the_other(shop_dir
         assert time.monotonic() - sent < 2.0
         reader.close()
         customer.close()
+
+
+@pytest.mark.parametrize("given", ["soon", "\u00b2", "-1", "9" * 5000])
+def test_a_last_event_id_that_is_not_a_number_starts_the_staff_stream_afresh(server, given):
+    reader = SSEReader(f"{server.url}{STREAM}", headers={"Cookie": staff_cookie(server)},
+                       params={"last_event_id": given})
+    assert reader.status == 200
+    assert [e["event"] for e in reader.take(2)] == ["hello", "count"]
+    reader.close()
+    by_header = SSEReader(f"{server.url}{STREAM}", headers={
+        "Cookie": staff_cookie(server), "Last-Event-ID": given.encode("latin-1", "replace")})  # type: ignore[dict-item]
+    assert by_header.status == 200 and by_header.take(1)[0]["event"] == "hello"
+    by_header.close()
+
+
+def test_the_staff_stream_refuses_a_bad_host_or_a_post_in_the_error_shape(server):
+    from threads.consumers import DETAIL_GET_ONLY, DETAIL_HOST
+
+    cookie = staff_cookie(server)
+    host = SSEReader(f"{server.url}{STREAM}", headers={"Cookie": cookie, "Host": "evil.example"})
+    assert host.status == 400 and host.content_type == "application/json"
+    assert json.loads(host.body) == {"error": "bad_request", "detail": str(DETAIL_HOST)}
+    posted = httpx.post(f"{server.url}{STREAM}", headers={"Cookie": cookie})
+    assert posted.status_code == 405 and posted.headers["allow"] == "GET"
+    assert posted.json() == {"error": "bad_request", "detail": str(DETAIL_GET_ONLY)}
+    anonymous = httpx.get(f"{server.url}{STREAM}")
+    assert anonymous.status_code == 404 and anonymous.json()["error"] == "not_found"
