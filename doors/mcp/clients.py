@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import logging
 import secrets
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -25,6 +26,7 @@ security = logging.getLogger("stalwart.security")
 
 KEY_PREFIX = "stw_"
 SHOWN = 12  # characters of a key kept to find it (the prefix and 8 random ones)
+LAST_USED_EVERY = timedelta(minutes=1)  # how fresh "last used" is kept
 
 
 def _digest(key: str) -> str:
@@ -63,7 +65,10 @@ def mcp_client_of(key: str) -> McpClient | None:
             if client.revoked_at is not None:
                 security.warning("an MCP call with the revoked key of client %s", client.name)
                 return None
-            McpClient.objects.filter(pk=client.pk).update(last_used_at=timezone.now())
+            now = timezone.now()
+            if client.last_used_at is None or now - client.last_used_at > LAST_USED_EVERY:
+                # Once a minute at most: a key's every request need not be a write.
+                McpClient.objects.filter(pk=client.pk).update(last_used_at=now)
             return client
     security.warning("an MCP call with a key no client has")
     return None

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -136,6 +137,7 @@ class _Mounted:
             max_request_body_size=settings.STALWART_MAX_BODY)
         self.ready: asyncio.Event | None = None
         self.tasks: list[asyncio.Task[None]] = []
+        self.opening: Counter[str] = Counter()  # initialize requests in progress, per caller
 
     def sessions_of(self, owner: AuthenticatedUser) -> int:
         """The handshake-era sessions open for ``owner`` in this process (the SDK keeps who opened each)."""
@@ -183,10 +185,15 @@ class McpApp:
             mounted = self.mounted[name] = _Mounted(name)
         await mounted.started()
         owner = _owner(identity)
-        if _opens_session(scope, headers) and mounted.sessions_of(owner) >= settings.STALWART_MCP_SESSIONS:
-            security.warning("an MCP session refused for %s: %s open", identity, settings.STALWART_MCP_SESSIONS)
-            await _json(send, 429, limit_error(TEXT_SESSIONS, settings.STALWART_MCP_SESSIONS))
-            return
+        opens = _opens_session(scope, headers)
+        if opens:
+            # Sessions open, and those being opened now (counted before the SDK registers them, so that
+            # many initialize requests at once cannot all pass the count).
+            if mounted.sessions_of(owner) + mounted.opening[identity] >= settings.STALWART_MCP_SESSIONS:
+                security.warning("an MCP session refused for %s: %s open", identity, settings.STALWART_MCP_SESSIONS)
+                await _json(send, 429, limit_error(TEXT_SESSIONS, settings.STALWART_MCP_SESSIONS))
+                return
+            mounted.opening[identity] += 1
         deliveries: list[int] = []  # the calls whose outcome this request's response is about to carry
         taken: list[int] = []  # ... and whose result went out to a client still there
         gone = asyncio.Event()
@@ -204,9 +211,15 @@ class McpApp:
                 taken.extend(deliveries)  # the response to the held call: sent while its client was there
                 deliveries.clear()
 
-        await mounted.manager.handle_request(
-            {**scope, "user": owner, "stalwart_mcp_client": client, "stalwart_mcp_caller": identity,
-             "stalwart_mcp_deliveries": deliveries}, watched, sending)
+        try:
+            await mounted.manager.handle_request(
+                {**scope, "user": owner, "stalwart_mcp_client": client, "stalwart_mcp_caller": identity,
+                 "stalwart_mcp_deliveries": deliveries}, watched, sending)
+        finally:
+            if opens:
+                mounted.opening[identity] -= 1
+                if not mounted.opening[identity]:
+                    del mounted.opening[identity]
         for replay_id in taken:
             await db(calls.delivered)(replay_id)
 
