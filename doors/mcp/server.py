@@ -48,6 +48,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from catalogue import registry
@@ -97,6 +98,17 @@ def wait_budget(configured: float | None, client_name: str) -> float:
 
 def _text(value: str) -> list[types.ContentBlock]:
     return [types.TextContent(type="text", text=value)]
+
+
+def unknown_tool(name: str, sentence: str) -> MCPError:
+    """A tool the catalogue does not list: the JSON-RPC error the MCP specification's tools page gives
+    (``-32602``, ``Unknown tool: NAME``), not a result; the check's sentence, in the agent's language, as
+    its data. Nothing was stored (the engine refuses it before anything is)."""
+    def shown(text: str) -> str:  # a lone surrogate, written out: JSON cannot carry it
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+    return MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {shown(name[:80])}",
+                    data={"rule": calls.UNKNOWN_TOOL, "sentence": shown(sentence)})
 
 
 class _ToolsChangeServer(Server[Any]):
@@ -173,6 +185,8 @@ class Gateway:
                                                 structured_content={"status": "not_found"})
                 return self.result(params.name, found, self.url_base(ctx))
             held = await db(calls.call_start)(caller, agent, params.name, arguments)
+            if held.outcome.status == "refused" and held.outcome.rule == calls.UNKNOWN_TOOL:
+                raise unknown_tool(params.name, held.outcome.sentence)
             if held.outcome.status == "waiting" and held.pause is not None:
                 asked = await self.ask(ctx, params, caller, agent, held)
                 if isinstance(asked, types.InputRequiredResult):

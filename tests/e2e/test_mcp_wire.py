@@ -1,0 +1,133 @@
+"""The MCP gateway on the wire (docs/mcp.md, "On the wire"), against a real
+``stalwart serve`` and ``stalwart mcp``, with the MCP SDK's own clients where
+a client would see it, and by hand where only the HTTP says it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import mcp.types as types
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.e2e.test_faults import rows
+from tests.e2e.test_mcp_gateway import pause_rows, run, thread_of, unique
+from tests.support.mcp import gateway_agent_file, keys_revoked, mcp_session, mcp_stdio
+from tests.support.server import Server
+
+pytestmark = pytest.mark.server
+
+ERAS = ["2025-11-25", "2026-07-28"]
+
+
+@pytest.fixture(autouse=True)
+def _no_keys(data_dir: Path) -> None:
+    keys_revoked(data_dir)  # no client key in force: the gateway answers this machine, as local
+
+
+@pytest.fixture
+def agent_file(tmp_path: Path) -> Path:
+    return gateway_agent_file(tmp_path)
+
+
+@pytest.fixture
+def gateway(data_dir: Path, agent_file: Path):  # type: ignore[no-untyped-def]
+    with Server(data_dir, agent_file=agent_file) as server:
+        yield server
+
+
+@pytest.fixture
+def me() -> str:
+    return unique("client")  # this test's client name: its own session, so its own thread
+
+
+def stored(data_dir: Path, me: str) -> tuple[int, int, int]:
+    """What the run store holds for this client's session: its thread, runs, and journal rows."""
+    thread = thread_of(me)
+    return (rows(data_dir, "SELECT COUNT(*) FROM threads_thread WHERE id = ?", (thread,))[0][0],
+            rows(data_dir, "SELECT COUNT(*) FROM threads_run WHERE thread_id = ?", (thread,))[0][0],
+            rows(data_dir, "SELECT COUNT(*) FROM threads_replay WHERE caller = ?", (thread,))[0][0])
+
+
+async def modern_call(url: str, me: str, tool: str, arguments: dict[str, Any]) -> Any:
+    """One call with ``mcp.Client``, which negotiates the current protocol (2026-07-28)."""
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with httpx2.AsyncClient(timeout=httpx2.Timeout(30, read=120)) as http:
+        async with Client(streamable_http_client(url, http_client=http),
+                          client_info=types.Implementation(name=me, version="1")) as client:
+            assert client.protocol_version == "2026-07-28"
+            return await client.call_tool(tool, arguments)
+
+
+async def handshake_call(url: str, me: str, tool: str, arguments: dict[str, Any]) -> Any:
+    async with mcp_session(url, name=me) as session:
+        return await session.call_tool(tool, arguments)
+
+
+def call(era: str, url: str, me: str, tool: str, arguments: dict[str, Any]) -> Any:
+    """The call's result, or the ``MCPError`` the client raised for a JSON-RPC error."""
+    try:
+        return run((modern_call if era == "2026-07-28" else handshake_call)(url, me, tool, arguments))
+    except MCPError as error:
+        return error
+    except BaseExceptionGroup as group:  # raised out of the client's task group
+        errors = group.subgroup(MCPError)
+        if errors is None:
+            raise
+        return _first(errors)
+
+
+def _first(group: BaseException) -> BaseException:
+    return _first(group.exceptions[0]) if isinstance(group, BaseExceptionGroup) else group
+
+
+# -- a tool the catalogue does not list -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_tool_the_catalogue_does_not_list_is_a_json_rpc_error_and_nothing_is_stored(gateway, data_dir, me, era):
+    unknown = call(era, f"{gateway.url}/mcp/", me, "refund_everything", {"order_id": "4411"})
+    assert isinstance(unknown, MCPError), unknown
+    assert (unknown.code, unknown.message) == (-32602, "Unknown tool: refund_everything")
+    assert unknown.data["rule"] == "unknown_tool" and "refund_everything" in unknown.data["sentence"]
+    assert stored(data_dir, me) == (0, 0, 0)
+    # A listed tool the check refuses is still a result the model reads: isError, with its rule and sentence.
+    refused = call(era, f"{gateway.url}/mcp/", me, "refund_card", {"order_id": "4412", "amount": 15.5})
+    assert not isinstance(refused, MCPError), refused
+    assert refused.is_error and refused.structured_content["rule"] == "privilege:refunds"
+
+
+def test_over_stdio_a_tool_the_catalogue_does_not_list_is_a_json_rpc_error(data_dir, agent_file, me):
+    async def scenario() -> tuple[Any, Any, Any]:
+        async with mcp_stdio(agent_file, data_dir, name=me) as session:
+            unknown: Any = None
+            try:
+                await session.call_tool("refund_everything", {})
+            except MCPError as error:
+                unknown = error
+            after = stored(data_dir, me)
+            return unknown, after, await session.call_tool("refund_card", {"order_id": "4412", "amount": 15.5})
+
+    unknown, after, refused = run(scenario())
+    assert (unknown.code, unknown.message) == (-32602, "Unknown tool: refund_everything")
+    assert after == (0, 0, 0)
+    assert refused.is_error and refused.structured_content["rule"] == "privilege:refunds"
+
+
+# -- arguments a listed tool does not take --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(("arguments", "named"), [({}, "order_id"), ({"order_id": "4411", "bogus": 1}, "bogus")],
+                         ids=["a-required-one-missing", "one-it-does-not-name"])
+def test_arguments_a_tool_does_not_take_are_refused_naming_the_argument(gateway, data_dir, me, era, arguments,
+                                                                        named):
+    refused = call(era, f"{gateway.url}/mcp/", me, "get_order", arguments)
+    assert not isinstance(refused, MCPError), refused
+    assert refused.is_error and refused.structured_content["status"] == "refused"
+    assert refused.structured_content["rule"] == "arguments"
+    assert f"'{named}'" in refused.structured_content["sentence"] and "get_order" in refused.content[0].text
+    assert stored(data_dir, me) == (0, 0, 0) and pause_rows(data_dir, me) == []  # never called, nothing held
+
