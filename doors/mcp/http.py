@@ -2,12 +2,12 @@
 agent also at ``/mcp/``), mounted in the ASGI application in front of Django
 (``stalwart_site.routing``).
 
-A call's outcome is marked delivered (``calls.delivered``) only once the
-response carrying its result was sent while its client was still connected
-(the handler names the call on the request's scope just before it returns;
-the next response body sent is its result): a client that died with its
-call held never saw the result, and the same call from it later gets it
-instead of a second pause.
+What the SDK sends goes through ``doors.mcp.wire``: its refusals that are
+not JSON become JSON-RPC errors, and a call's outcome is marked delivered
+(``calls.delivered``) only once the response carrying its result was sent
+while its client was still connected, on the call's POST or on the GET that
+resumed its stream: a client that died with its call held never saw the
+result, and the same call from it later gets it instead of a second pause.
 
 Who may call: a request carries ``Authorization: Bearer <key>``, a key an
 operator made in the console (``doors.mcp.clients``), checked on every
@@ -35,7 +35,7 @@ from django.utils.translation import gettext_lazy as _
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from doors.mcp import calls
+from doors.mcp import wire
 from doors.mcp.server import Gateway, db
 
 log = logging.getLogger("stalwart.mcp")
@@ -95,6 +95,7 @@ class _Mounted:
     def __init__(self, agent: str) -> None:
         self.gateway = Gateway(agent)
         hosts = [h for host in settings.ALLOWED_HOSTS if host != "*" for h in (host, f"{host}:*")]
+        self.deliveries = wire.Deliveries()
         self.manager = StreamableHTTPSessionManager(
             app=self.gateway.server,
             security_settings=TransportSecuritySettings(
@@ -141,27 +142,7 @@ class McpApp:
         if mounted is None:
             mounted = self.mounted[name] = _Mounted(name)
         await mounted.started()
-        deliveries: list[int] = []  # the calls whose outcome this request's response is about to carry
-        taken: list[int] = []  # ... and whose result went out to a client still there
-        gone = asyncio.Event()
-
-        async def watched() -> Any:
-            message = await receive()
-            if message.get("type") == "http.disconnect":
-                gone.set()
-            return message
-
-        async def sending(message: dict[str, Any]) -> None:
-            await send(message)
-            body = message.get("body") or b""
-            if deliveries and not gone.is_set() and b'"id":' in body and (b'"result"' in body or b'"error"' in body):
-                taken.extend(deliveries)  # the response to the held call: sent while its client was there
-                deliveries.clear()
-
-        await mounted.manager.handle_request(
-            {**scope, "stalwart_mcp_client": client, "stalwart_mcp_deliveries": deliveries}, watched, sending)
-        for replay_id in taken:
-            await db(calls.delivered)(replay_id)
+        await wire.serve(mounted.manager, mounted.deliveries, {**scope, "stalwart_mcp_client": client}, receive, send)
 
 
 mcp_app = McpApp()

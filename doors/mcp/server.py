@@ -61,6 +61,7 @@ DEFAULT_WAIT = 50.0
 # The known limits of shipped clients on a tool call (seconds), by the name they give themselves: a
 # held call answers "waiting" before the client gives up on it.
 CLIENT_WAITS = (("cursor", 270.0), ("claude", 50.0), ("vscode", 50.0), ("visual studio code", 50.0))
+DELIVER = "stalwart_mcp_deliver"  # on an HTTP request's scope: names a call's outcome about to be sent
 POLL = 2.0  # seconds between reads of a held call's run, whatever the channel layer says
 PROGRESS_EVERY = 5.0
 WATCH_EVERY = 2.0  # seconds between looks at the agent's withdrawn tools
@@ -200,14 +201,15 @@ class Gateway:
 
     def deliver_on_send(self, ctx: ServerRequestContext[Any], replay_id: int | None) -> None:
         """The call's outcome counts as delivered once the client's transport took its result: over
-        HTTP when the request's response was sent whole to a client still there (``doors.mcp.http``),
+        HTTP when the response carrying it was sent to a client still there, on the call's POST or on the
+        GET that resumed its stream (``doors.mcp.wire``),
         over stdio when the result went out on stdout (``doors.mcp.stdio``). Until then the same call
         gets it again."""
         if replay_id is None:
             return
         scope = ctx.request.scope if ctx.request is not None else None
-        if scope is not None and isinstance(scope.get("stalwart_mcp_deliveries"), list):
-            scope["stalwart_mcp_deliveries"].append(replay_id)
+        if scope is not None and callable(scope.get(DELIVER)):
+            scope[DELIVER](ctx.request_id, replay_id)
         else:
             self.unsent[ctx.request_id] = replay_id
 

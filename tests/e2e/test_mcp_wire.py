@@ -4,9 +4,11 @@ a client would see it, and by hand where only the HTTP says it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import httpx2
 import mcp.types as types
 import pytest
@@ -130,4 +132,50 @@ def test_arguments_a_tool_does_not_take_are_refused_naming_the_argument(gateway,
     assert refused.structured_content["rule"] == "arguments"
     assert f"'{named}'" in refused.structured_content["sentence"] and "get_order" in refused.content[0].text
     assert stored(data_dir, me) == (0, 0, 0) and pause_rows(data_dir, me) == []  # never called, nothing held
+
+
+# -- the SDK's own refusals, in JSON ---------------------------------------------------------------------------------
+
+HANDSHAKE = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+MODERN = {**HANDSHAKE, "MCP-Protocol-Version": "2026-07-28"}
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+
+
+def json_rpc_error(response: httpx.Response) -> str:
+    """The JSON-RPC error's message, once the answer is one (JSON, id null); else what it was."""
+    assert response.headers["content-type"].startswith("application/json"), (response.status_code, response.text)
+    body = response.json()
+    assert body["jsonrpc"] == "2.0" and body["id"] is None and body["error"]["code"] in (-32600, -32700), body
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"], body
+    return str(body["error"]["message"])
+
+
+@pytest.mark.parametrize(("method", "headers", "content", "status"), [
+    ("POST", {**HANDSHAKE, "Content-Type": "text/plain"}, json.dumps(INITIALIZE), 400),
+    ("POST", {**HANDSHAKE, "Host": "evil.example"}, json.dumps(INITIALIZE), 421),
+    ("POST", {**HANDSHAKE, "Origin": "http://evil.example"}, json.dumps(INITIALIZE), 403),
+    ("OPTIONS", {"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}, None, 403),
+    ("POST", HANDSHAKE, '{"jsonrpc": "2.0", "id": 1, "method": "ping", "x": "' + "x" * 300_000 + '"}', 413),
+    ("POST", {**MODERN, "Accept": "application/json"}, json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}), 406),
+    ("GET", MODERN, None, 405),
+    ("POST", {**HANDSHAKE, "Accept": "text/html"}, json.dumps(INITIALIZE), 406),  # the SDK's own JSON, as it was
+    ("POST", HANDSHAKE, "{not json", 400),  # the SDK's parse error, as it was
+], ids=["content-type", "host", "origin", "options-from-elsewhere", "too-large", "modern-not-acceptable",
+        "modern-get", "handshake-not-acceptable", "parse-error"])
+def test_every_refusal_of_the_sdk_is_a_json_rpc_error_with_its_status(gateway, method, headers, content, status):
+    response = httpx.request(method, f"{gateway.url}/mcp/", headers=headers, content=content, timeout=30)
+    assert response.status_code == status, response.text[:300]
+    json_rpc_error(response)
+    if status == 405:
+        assert response.headers["allow"] == "POST"  # the SDK's headers kept
+
+
+def test_a_refusal_is_said_in_the_requests_language(gateway):
+    big = '{"jsonrpc": "2.0", "id": 1, "method": "ping", "x": "' + "x" * 300_000 + '"}'
+    english = httpx.post(f"{gateway.url}/mcp/", headers=HANDSHAKE, content=big, timeout=30)
+    portuguese = httpx.post(f"{gateway.url}/mcp/", headers={**HANDSHAKE, "Accept-Language": "pt-BR"}, content=big,
+                            timeout=30)
+    assert json_rpc_error(english) == "The body is larger than this server takes (262144 bytes)."
+    assert json_rpc_error(portuguese) == "O corpo é maior do que este servidor aceita (262144 bytes)."
 
