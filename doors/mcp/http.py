@@ -8,6 +8,9 @@ not JSON become JSON-RPC errors, and a call's outcome is marked delivered
 while its client was still connected, on the call's POST or on the GET that
 resumed its stream: a client that died with its call held never saw the
 result, and the same call from it later gets it instead of a second pause.
+2025-11-25 streams are resumable (``doors.mcp.events``): each POST's stream
+begins with a priming event and ``retry``, and ``GET`` with
+``Last-Event-ID`` picks a dropped one up, on the same worker.
 
 Who may call: a request carries ``Authorization: Bearer <key>``, a key an
 operator made in the console (``doors.mcp.clients``), checked on every
@@ -32,10 +35,10 @@ from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from doors.mcp import wire
+from doors.mcp.events import Events, Manager
 from doors.mcp.server import Gateway, db
 
 log = logging.getLogger("stalwart.mcp")
@@ -95,9 +98,10 @@ class _Mounted:
     def __init__(self, agent: str) -> None:
         self.gateway = Gateway(agent)
         hosts = [h for host in settings.ALLOWED_HOSTS if host != "*" for h in (host, f"{host}:*")]
+        self.events = Events()  # 2025-11-25 streams, resumable on this worker (doors.mcp.events)
         self.deliveries = wire.Deliveries()
-        self.manager = StreamableHTTPSessionManager(
-            app=self.gateway.server,
+        self.manager = Manager(
+            events=self.events, app=self.gateway.server,
             security_settings=TransportSecuritySettings(
                 enable_dns_rebinding_protection="*" not in settings.ALLOWED_HOSTS, allowed_hosts=hosts,
                 allowed_origins=[*(f"{s}://{h}" for s in ("http", "https") for h in hosts),

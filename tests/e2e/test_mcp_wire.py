@@ -5,6 +5,7 @@ a client would see it, and by hand where only the HTTP says it."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.e2e.test_faults import rows
 from tests.e2e.test_mcp_gateway import pause_rows, run, thread_of, unique
-from tests.support.mcp import gateway_agent_file, keys_revoked, mcp_session, mcp_stdio
+from tests.support.mcp import Console, gateway_agent_file, keys_revoked, mcp_session, mcp_stdio
 from tests.support.server import Server
 
 pytestmark = pytest.mark.server
@@ -179,3 +180,83 @@ def test_a_refusal_is_said_in_the_requests_language(gateway):
     assert json_rpc_error(english) == "The body is larger than this server takes (262144 bytes)."
     assert json_rpc_error(portuguese) == "O corpo é maior do que este servidor aceita (262144 bytes)."
 
+
+# -- a dropped stream picked up with Last-Event-ID -------------------------------------------------------------------
+
+def events(response: httpx.Response, *, until: Any = None) -> list[dict[str, str]]:
+    """The SSE events of a streamed response, up to the one ``until`` accepts (else to the stream's end)."""
+    seen: list[dict[str, str]] = []
+    event: dict[str, str] = {}
+    for line in response.iter_lines():
+        if not line:
+            if event:
+                seen.append(event)
+                if until is not None and until(event):
+                    return seen
+            event = {}
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        event[name] = event.get(name, "") + value.removeprefix(" ")
+    return seen
+
+
+def answers(event: dict[str, str], request_id: int) -> bool:
+    data = json.loads(event["data"]) if event.get("data") else {}
+    return data.get("id") == request_id and ("result" in data or "error" in data)
+
+
+def handshake(http: httpx.Client, url: str, me: str) -> dict[str, str]:
+    """A 2025-11-25 session by hand; the headers its requests carry."""
+    body = {**INITIALIZE, "params": {**INITIALIZE["params"], "clientInfo": {"name": me, "version": "1"}}}
+    with http.stream("POST", url, headers=HANDSHAKE, json=body) as init:
+        opened = events(init, until=lambda e: answers(e, 0))
+        session = init.headers["mcp-session-id"]
+    assert opened[0]["data"] == "" and opened[0]["id"] and opened[0]["retry"] == "2000"  # the priming event
+    headers = {**HANDSHAKE, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
+    assert http.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+                     ).status_code == 202
+    return headers
+
+
+def replay_status(data_dir: Path, me: str) -> list[str]:
+    return [s for (s,) in rows(data_dir, "SELECT status FROM threads_replay WHERE caller = ?", (thread_of(me),))]
+
+
+def wait_for(check: Any, what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not check():
+        assert time.monotonic() < deadline, what() if callable(what) else what
+        time.sleep(0.2)
+
+
+def test_a_held_call_whose_stream_dropped_gets_its_result_with_last_event_id(data_dir, tmp_path, me):
+    from examples.shop import tools as shop
+
+    agent = gateway_agent_file(tmp_path, wait=120)  # the call is held while a person decides
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "charge_card", "arguments": {"order_id": "4411", "amount": 40}}}
+    with Server(data_dir, agent_file=agent) as server, httpx.Client(timeout=httpx.Timeout(30, read=120)) as http:
+        url = f"{server.url}/mcp/"
+        headers = handshake(http, url, me)
+        with http.stream("POST", url, headers=headers, json=call) as held:
+            primed = events(held, until=lambda e: "id" in e)
+        # The connection dropped after the priming event: the call is held on, its pause in the console.
+        assert primed[0]["data"] == "" and primed[0]["retry"] == "2000"
+        wait_for(lambda: pause_rows(data_dir, me), "the call's pause")
+        console = Console(server.url, data_dir, unique("ops"))
+        assert "Answered" in console.answer(pause_rows(data_dir, me)[-1][0], "approve")
+        console.close()
+        wait_for(lambda: len(shop.charges("4411")) == 1, "the charge")
+        # Another session cannot read this stream with its event id.
+        other = handshake(http, url, unique("other"))
+        with http.stream("GET", url, headers={**other, "Last-Event-ID": primed[0]["id"]}) as elsewhere:
+            assert not [e for e in events(elsewhere) if e.get("data")]
+        assert replay_status(data_dir, me) == ["open"]  # not delivered: no client took it yet
+        with http.stream("GET", url, headers={**headers, "Last-Event-ID": primed[0]["id"]}) as resumed:
+            assert resumed.status_code == 200
+            got = events(resumed, until=lambda e: answers(e, 2))
+        result = json.loads(got[-1]["data"])["result"]
+        assert result["structuredContent"]["charge_id"] == "ch-4411" and len(shop.charges("4411")) == 1
+        wait_for(lambda: replay_status(data_dir, me) == ["delivered"], "delivered once the GET carried it")
