@@ -51,6 +51,7 @@ from threads.keys import thread_key
 from threads.tokens import canonical
 
 PAUSE_STATUS_TOOL = "stalwart_pause_status"
+UNKNOWN_TOOL = "unknown_tool"  # the check's rule for a tool the catalogue does not list
 LOCAL = "local"
 DOOR = "mcp"
 

@@ -2,12 +2,15 @@
 agent also at ``/mcp/``), mounted in the ASGI application in front of Django
 (``stalwart_site.routing``).
 
-A call's outcome is marked delivered (``calls.delivered``) only once the
-response carrying its result was sent while its client was still connected
-(the handler names the call on the request's scope just before it returns;
-the next response body sent is its result): a client that died with its
-call held never saw the result, and the same call from it later gets it
-instead of a second pause.
+What the SDK sends goes through ``doors.mcp.wire``: its refusals that are
+not JSON become JSON-RPC errors, and a call's outcome is marked delivered
+(``calls.delivered``) only once the response carrying its result was sent
+while its client was still connected, on the call's POST or on the GET that
+resumed its stream: a client that died with its call held never saw the
+result, and the same call from it later gets it instead of a second pause.
+2025-11-25 streams are resumable (``doors.mcp.events``): each POST's stream
+begins with a priming event and ``retry``, and ``GET`` with
+``Last-Event-ID`` picks a dropped one up, on the same worker.
 
 Who may call: a request carries ``Authorization: Bearer <key>``, a key an
 operator made in the console (``doors.mcp.clients``), checked on every
@@ -36,11 +39,11 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
 from mcp.server.auth.provider import AccessToken
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from doors.mcp import calls
+from doors.mcp import wire
+from doors.mcp.events import Events, Manager
 from doors.mcp.limits import TEXT_SESSIONS, limit_error
 from doors.mcp.server import Gateway, db
 from threads.errors import StalwartError, TooManyTries, Unauthorized
@@ -128,8 +131,10 @@ class _Mounted:
     def __init__(self, agent: str) -> None:
         self.gateway = Gateway(agent)
         hosts = [h for host in settings.ALLOWED_HOSTS if host != "*" for h in (host, f"{host}:*")]
-        self.manager = StreamableHTTPSessionManager(
-            app=self.gateway.server,
+        self.events = Events()  # 2025-11-25 streams, resumable on this worker (doors.mcp.events)
+        self.deliveries = wire.Deliveries()
+        self.manager = Manager(
+            events=self.events, app=self.gateway.server,
             security_settings=TransportSecuritySettings(
                 enable_dns_rebinding_protection="*" not in settings.ALLOWED_HOSTS, allowed_hosts=hosts,
                 allowed_origins=[*(f"{s}://{h}" for s in ("http", "https") for h in hosts),
@@ -194,34 +199,14 @@ class McpApp:
                 await _json(send, 429, limit_error(TEXT_SESSIONS, settings.STALWART_MCP_SESSIONS))
                 return
             mounted.opening[identity] += 1
-        deliveries: list[int] = []  # the calls whose outcome this request's response is about to carry
-        taken: list[int] = []  # ... and whose result went out to a client still there
-        gone = asyncio.Event()
-
-        async def watched() -> Any:
-            message = await receive()
-            if message.get("type") == "http.disconnect":
-                gone.set()
-            return message
-
-        async def sending(message: dict[str, Any]) -> None:
-            await send(message)
-            body = message.get("body") or b""
-            if deliveries and not gone.is_set() and b'"id":' in body and (b'"result"' in body or b'"error"' in body):
-                taken.extend(deliveries)  # the response to the held call: sent while its client was there
-                deliveries.clear()
-
         try:
-            await mounted.manager.handle_request(
-                {**scope, "user": owner, "stalwart_mcp_client": client, "stalwart_mcp_caller": identity,
-                 "stalwart_mcp_deliveries": deliveries}, watched, sending)
+            await wire.serve(mounted.manager, mounted.deliveries, {
+                **scope, "user": owner, "stalwart_mcp_client": client, "stalwart_mcp_caller": identity}, receive, send)
         finally:
             if opens:
                 mounted.opening[identity] -= 1
                 if not mounted.opening[identity]:
                     del mounted.opening[identity]
-        for replay_id in taken:
-            await db(calls.delivered)(replay_id)
 
 
 mcp_app = McpApp()

@@ -49,6 +49,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from catalogue import registry
@@ -62,6 +63,7 @@ DEFAULT_WAIT = 50.0
 # The known limits of shipped clients on a tool call (seconds), by the name they give themselves: a
 # held call answers "waiting" before the client gives up on it.
 CLIENT_WAITS = (("cursor", 270.0), ("claude", 50.0), ("vscode", 50.0), ("visual studio code", 50.0))
+DELIVER = "stalwart_mcp_deliver"  # on an HTTP request's scope: names a call's outcome about to be sent
 POLL = 2.0  # seconds between reads of a held call's run, whatever the channel layer says
 PROGRESS_EVERY = 5.0
 WATCH_EVERY = 2.0  # seconds between looks at the agent's withdrawn tools
@@ -99,6 +101,17 @@ def wait_budget(configured: float | None, client_name: str) -> float:
 
 def _text(value: str) -> list[types.ContentBlock]:
     return [types.TextContent(type="text", text=value)]
+
+
+def unknown_tool(name: str, sentence: str) -> MCPError:
+    """A tool the catalogue does not list: the JSON-RPC error the MCP specification's tools page gives
+    (``-32602``, ``Unknown tool: NAME``), not a result; the check's sentence, in the agent's language, as
+    its data. Nothing was stored (the engine refuses it before anything is)."""
+    def shown(text: str) -> str:  # a lone surrogate, written out: JSON cannot carry it
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+    return MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {shown(name[:80])}",
+                    data={"rule": calls.UNKNOWN_TOOL, "sentence": shown(sentence)})
 
 
 class _ToolsChangeServer(Server[Any]):
@@ -182,6 +195,8 @@ class Gateway:
                                                 structured_content={"status": "not_found"})
                 return self.result(params.name, found, self.url_base(ctx))
             held = await db(calls.call_start)(caller, agent, params.name, arguments)
+            if held.outcome.status == "refused" and held.outcome.rule == calls.UNKNOWN_TOOL:
+                raise unknown_tool(params.name, held.outcome.sentence)
             if held.outcome.status == "waiting" and held.pause is not None:
                 asked = await self.ask(ctx, params, caller, agent, held)
                 if isinstance(asked, types.InputRequiredResult):
@@ -195,14 +210,15 @@ class Gateway:
 
     def deliver_on_send(self, ctx: ServerRequestContext[Any], replay_id: int | None) -> None:
         """The call's outcome counts as delivered once the client's transport took its result: over
-        HTTP when the request's response was sent whole to a client still there (``doors.mcp.http``),
+        HTTP when the response carrying it was sent to a client still there, on the call's POST or on the
+        GET that resumed its stream (``doors.mcp.wire``),
         over stdio when the result went out on stdout (``doors.mcp.stdio``). Until then the same call
         gets it again."""
         if replay_id is None:
             return
         scope = ctx.request.scope if ctx.request is not None else None
-        if scope is not None and isinstance(scope.get("stalwart_mcp_deliveries"), list):
-            scope["stalwart_mcp_deliveries"].append(replay_id)
+        if scope is not None and callable(scope.get(DELIVER)):
+            scope[DELIVER](ctx.request_id, replay_id)
         else:
             self.unsent[ctx.request_id] = replay_id
 

@@ -149,6 +149,10 @@ def mcp_corpus(door: Any) -> list[Shape]:
                 result = door.call(tool, arguments, name=unique("hostile"))
             except MCPError:
                 return ""  # a JSON-RPC error
+            except BaseExceptionGroup as group:  # the client raises it out of its task group
+                if group.subgroup(MCPError) is not None:
+                    return ""
+                return f"{type(group).__name__}: {str(group)[:160]}"
             except Exception as exc:  # noqa: BLE001 - reported as what happened
                 return f"{type(exc).__name__}: {str(exc)[:160]}"
             body = result.structured_content or {}
@@ -161,7 +165,7 @@ def mcp_corpus(door: Any) -> list[Shape]:
         ("NUL in an argument", call({"order_id": "44\x0011", "amount": 40})),
         ("unknown argument name", call({**CHARGE, "approved_by": "ana"})),
         ("deep nesting", call({"order_id": json.loads(deep(40)), "amount": 40})),
-        ("over-long tool name", call({}, tool="t" * 5000)),
+        ("over-long tool name", call({}, tool="t" * 5000)),  # a tool it does not list: -32602 Unknown tool
     ]
     if door.id == "mcp-2025-11-25":  # what the SDK never writes, by hand
         shapes += [("NaN", lambda: raw_call(door, '{"order_id": "4411", "amount": NaN}')),
