@@ -6,6 +6,7 @@ Portuguese, light and dark. It answers nothing."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -15,8 +16,16 @@ from django.utils.crypto import salted_hmac
 from approvals.status import SALT
 from stalwart_site.bootstrap import kept_secret_key
 from tests.support.server import Browser, Server
+from tests.web.conftest import _server, _skip_without_browser
 
 pytestmark = pytest.mark.server
+
+
+@pytest.fixture(scope="module")
+def own_shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A shop of this module's own: its order 4411 unpaid, whatever other tests charged."""
+    _skip_without_browser()
+    yield from _server(tmp_path_factory, "status-shop")
 
 
 def status_url(server: Server, pause_id: str) -> str:
@@ -25,7 +34,8 @@ def status_url(server: Server, pause_id: str) -> str:
     return f"{server.url}/pauses/{pause_id}/{salted_hmac(SALT, pause_id, secret=secret, algorithm='sha256').hexdigest()[:32]}/"
 
 
-def test_the_person_who_asked_follows_a_charge_from_waiting_to_done_in_both_languages(shop, open_page):
+def test_the_person_who_asked_follows_a_charge_from_waiting_to_done_in_both_languages(own_shop, open_page):
+    shop = own_shop
     person, thread = Browser(shop.url), f"status-{uuid.uuid4().hex[:6]}"
     said = person.say(thread, "charge 40 to order 4411").json()
     pause: dict[str, Any] = said["waiting"][0]
