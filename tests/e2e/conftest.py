@@ -21,6 +21,29 @@ def data_dir(shop_dir: Path) -> Path:
 
 
 @pytest.fixture
+def mcp_agent_file(tmp_path: Path) -> Path:
+    """The shop with the MCP gateway's settings (``tests.support.mcp.gateway_agent_file``)."""
+    from tests.support.mcp import gateway_agent_file
+
+    return gateway_agent_file(tmp_path)
+
+
+@pytest.fixture
+def gateway(data_dir: Path, mcp_agent_file: Path) -> Iterator[Server]:
+    """A ``stalwart serve`` of the gateway's agent file."""
+    with Server(data_dir, agent_file=mcp_agent_file) as s:
+        yield s
+
+
+@pytest.fixture
+def me() -> str:
+    """This test's MCP client name: its own session, so its own thread, on a database the suite shares."""
+    import uuid
+
+    return f"client-{uuid.uuid4().hex[:6]}"
+
+
+@pytest.fixture
 def server(data_dir: Path) -> Iterator[Server]:
     with Server(data_dir) as s:
         yield s

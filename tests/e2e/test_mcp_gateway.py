@@ -46,20 +46,8 @@ def _no_keys(data_dir: Path) -> None:
 
 
 @pytest.fixture
-def agent_file(tmp_path: Path) -> Path:
-    return gateway_agent_file(tmp_path)
-
-
-@pytest.fixture
-def gateway(data_dir: Path, agent_file: Path):  # type: ignore[no-untyped-def]
-    with Server(data_dir, agent_file=agent_file) as server:
-        yield server
-
-
-@pytest.fixture
-def me() -> str:
-    """This test's MCP client name: its own session, so its own thread, on a database the suite shares."""
-    return unique("client")
+def agent_file(mcp_agent_file: Path) -> Path:
+    return mcp_agent_file
 
 
 def thread_of(me: str, client: str | None = None) -> str:

@@ -30,22 +30,6 @@ def _no_keys(data_dir: Path) -> None:
     keys_revoked(data_dir)  # no client key in force: the gateway answers this machine, as local
 
 
-@pytest.fixture
-def agent_file(tmp_path: Path) -> Path:
-    return gateway_agent_file(tmp_path)
-
-
-@pytest.fixture
-def gateway(data_dir: Path, agent_file: Path):  # type: ignore[no-untyped-def]
-    with Server(data_dir, agent_file=agent_file) as server:
-        yield server
-
-
-@pytest.fixture
-def me() -> str:
-    return unique("client")  # this test's client name: its own session, so its own thread
-
-
 def stored(data_dir: Path, me: str) -> tuple[int, int, int]:
     """What the run store holds for this client's session: its thread, runs, and journal rows."""
     thread = thread_of(me)
@@ -103,9 +87,9 @@ def test_a_tool_the_catalogue_does_not_list_is_a_json_rpc_error_and_nothing_is_s
     assert refused.is_error and refused.structured_content["rule"] == "privilege:refunds"
 
 
-def test_over_stdio_a_tool_the_catalogue_does_not_list_is_a_json_rpc_error(data_dir, agent_file, me):
+def test_over_stdio_a_tool_the_catalogue_does_not_list_is_a_json_rpc_error(data_dir, mcp_agent_file, me):
     async def scenario() -> tuple[Any, Any, Any]:
-        async with mcp_stdio(agent_file, data_dir, name=me) as session:
+        async with mcp_stdio(mcp_agent_file, data_dir, name=me) as session:
             unknown: Any = None
             try:
                 await session.call_tool("refund_everything", {})
