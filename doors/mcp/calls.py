@@ -51,6 +51,7 @@ from threads.keys import thread_key
 from threads.tokens import canonical
 
 PAUSE_STATUS_TOOL = "stalwart_pause_status"
+PAUSE_ID_MAX = 64  # a pause's id column
 UNKNOWN_TOOL = "unknown_tool"  # the check's rule for a tool the catalogue does not list
 LOCAL = "local"
 DOOR = "mcp"
@@ -161,7 +162,10 @@ def delivered(replay_id: int | None) -> None:
 
 
 def pause_of(caller: Caller, pause_id: str) -> Held | None:
-    """``stalwart_pause_status``: what became of a pause of this caller's session (else None)."""
+    """``stalwart_pause_status``: what became of a pause of this caller's session (else None; an id
+    no pause could have, a NUL or a lone surrogate in it, is none without a lookup)."""
+    if not pause_id or len(pause_id) > PAUSE_ID_MAX or not pause_id.isprintable() or not pause_id.isascii():
+        return None
     pause = pause_read(pause_id, thread_id=caller.thread_id)
     return None if pause is None else Held(run_read(pause.run).outcome())
 

@@ -161,11 +161,24 @@ def mcp_corpus(door: Any) -> list[Shape]:
             return f"accepted: {json.dumps(body)[:160]}"
         return send
 
+    def not_found(pause_id: str) -> Callable[[], str]:
+        """``stalwart_pause_status`` of an id no pause could have: the tool's own "no such pause"."""
+        def send() -> str:
+            try:
+                result = door.call("stalwart_pause_status", {"pause_id": pause_id}, name=unique("hostile"))
+            except BaseException as exc:  # noqa: BLE001 - reported as what happened
+                return f"{type(exc).__name__}: {str(exc)[:160]}"
+            return "" if (result.structured_content or {}).get("status") == "not_found" else \
+                f"answered: {json.dumps(result.structured_content)[:160]}"
+        return send
+
     shapes = [
         ("NUL in an argument", call({"order_id": "44\x0011", "amount": 40})),
         ("unknown argument name", call({**CHARGE, "approved_by": "ana"})),
         ("deep nesting", call({"order_id": json.loads(deep(40)), "amount": 40})),
         ("over-long tool name", call({}, tool="t" * 5000)),  # a tool it does not list: -32602 Unknown tool
+        ("NUL in a pause id", not_found("p-\x00")),
+        ("over-long pause id", not_found("p" * 5000)),
     ]
     if door.id == "mcp-2025-11-25":  # what the SDK never writes, by hand
         shapes += [("NaN", lambda: raw_call(door, '{"order_id": "4411", "amount": NaN}')),
