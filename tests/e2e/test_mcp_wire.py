@@ -241,6 +241,8 @@ def test_a_held_call_whose_stream_dropped_gets_its_result_with_last_event_id(dat
         with http.stream("GET", url, headers={**headers, "Last-Event-ID": primed[0]["id"]}) as resumed:
             assert resumed.status_code == 200
             got = events(resumed, until=lambda e: answers(e, 2))
+            # Still connected while it is counted: a client gone by the time the result was sent is not
+            # counted as having taken it (the identical call would get it again, never a second send).
+            wait_for(lambda: replay_status(data_dir, me) == ["delivered"], "delivered once the GET carried it")
         result = json.loads(got[-1]["data"])["result"]
         assert result["structuredContent"]["charge_id"] == "ch-4411" and len(shop.charges("4411")) == 1
-        wait_for(lambda: replay_status(data_dir, me) == ["delivered"], "delivered once the GET carried it")
