@@ -20,6 +20,8 @@ from catalogue.agentfile import AgentFile, AgentFileError, load_agent_file
 
 EXIT_INVALID = 2
 EXIT_PORT_BUSY = 1
+MCP_WHERE = ("Database: {database}; data folder: {folder} (set STALWART_DATA_DIR or DATABASE_URL to use "
+             "the console's)")
 REFUSED_PORT = "stalwart: cannot listen on {host}:{port}: {reason}. Is another server running there? Choose --port."
 
 
@@ -126,9 +128,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     from django.conf import settings
 
+    from approvals.services import staff_database
     from doors.mcp.stdio import serve_stdio
+    from stalwart_site.bootstrap import data_dir
 
     name = af.agent(args.agent).name
+    # Said first: a client that launched this from another folder gets another data folder
+    # (and database) unless STALWART_DATA_DIR or DATABASE_URL says otherwise.
+    print(MCP_WHERE.format(database=staff_database(), folder=data_dir()), file=sys.stderr, flush=True)
     print(f"Serving {name}'s tools over MCP (stdio); pauses wait in the console", file=sys.stderr, flush=True)
     asyncio.run(serve_stdio(name, base_url=settings.PUBLIC_URL or "http://127.0.0.1:8700"))
     return 0
