@@ -31,6 +31,8 @@ from catalogue.agentfile import read_storage
 from threads.strength import MAKE_ONE, MIN_SECRET_BYTES, MIN_TOKEN_CHARACTERS
 
 SECRET_FILE = "secret_key"
+# The operator token's first name, still read when STALWART_OPERATOR_TOKEN is unset.
+OLD_OPERATOR_TOKEN = "QLS_OPERATOR_TOKEN"
 
 # Every secret or token Stalwart reads, and what it guards (for the sentence).
 SECRETS = {
@@ -38,7 +40,8 @@ SECRETS = {
     "STALWART_RESUME_SECRET": "the resume secret (signed answers, make_app(secret=...))",
     "STALWART_WEBHOOK_SECRET": "the webhook secret (signed pause deliveries)",
     "STALWART_CONTEXT_SECRET": "the context secret (the signed Stalwart-Context header)",
-    "QLS_OPERATOR_TOKEN": "the operator token (--operator-token)",
+    "STALWART_OPERATOR_TOKEN": "the operator token (--operator-token)",
+    OLD_OPERATOR_TOKEN: "the operator token (its old name; STALWART_OPERATOR_TOKEN is the new one)",
 }
 # The least length of each: bytes of UTF-8 for a signing secret (of the key
 # itself for a Standard Webhooks ``whsec_<base64>`` secret), characters for the token.
@@ -47,15 +50,16 @@ MINIMUM = {
     "STALWART_RESUME_SECRET": (MIN_SECRET_BYTES, "bytes"),
     "STALWART_WEBHOOK_SECRET": (MIN_SECRET_BYTES, "bytes"),
     "STALWART_CONTEXT_SECRET": (MIN_SECRET_BYTES, "bytes"),
-    "QLS_OPERATOR_TOKEN": (MIN_TOKEN_CHARACTERS, "characters"),
+    "STALWART_OPERATOR_TOKEN": (MIN_TOKEN_CHARACTERS, "characters"),
+    OLD_OPERATOR_TOKEN: (MIN_TOKEN_CHARACTERS, "characters"),
 }
 REFUSED_BLANK = "{name} is set but blank: {what} would accept anything. Set a real value, or unset {name}."
 REFUSED_SHORT = ("{name} is too short: {what} must be at least {minimum} {unit} ({length} given), or it can be "
                  "guessed. Make one with: {make}")
 # What `createstaff --operator` prints: the rollback route's bearer is not an account's password.
 OPERATOR_TOKEN_HOW = ("The HTTP rollback route takes the operator token, not this password: start `stalwart serve` "
-                      f"with --operator-token or QLS_OPERATOR_TOKEN, at least {MIN_TOKEN_CHARACTERS} random "
-                      f"characters, e.g. export QLS_OPERATOR_TOKEN=$({MAKE_ONE})")
+                      f"with --operator-token or STALWART_OPERATOR_TOKEN, at least {MIN_TOKEN_CHARACTERS} random "
+                      f"characters, e.g. export STALWART_OPERATOR_TOKEN=$({MAKE_ONE})")
 REFUSED_WEBHOOK = "STALWART_WEBHOOK_URL is set without STALWART_WEBHOOK_SECRET: deliveries would be unsigned."
 
 
@@ -90,7 +94,7 @@ def strength(name: str, value: str) -> int:
 
 
 def _given_secrets(resume_secret: str | None, operator_token: str | None) -> dict[str, str]:
-    given = {"STALWART_RESUME_SECRET": resume_secret, "QLS_OPERATOR_TOKEN": operator_token}
+    given = {"STALWART_RESUME_SECRET": resume_secret, "STALWART_OPERATOR_TOKEN": operator_token}
     return {name: value for name, value in given.items() if value is not None}
 
 
@@ -132,7 +136,7 @@ def prepare(
         "STALWART_AGENT_FILE": str(agent_file) if agent_file else None,
         "STALWART_AGENT": agent,
         "STALWART_RESUME_SECRET": resume_secret,
-        "QLS_OPERATOR_TOKEN": operator_token,
+        "STALWART_OPERATOR_TOKEN": operator_token,
         "STALWART_PUBLIC_URL": public_url,
     }
     for name, value in given.items():

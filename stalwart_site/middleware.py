@@ -103,6 +103,8 @@ class PasswordChangeFirstMiddleware:
         path = request.path
         if path.startswith("/admin/") and not path.startswith(self.ALLOWED) and password_must_change(request.user):
             return redirect("admin:password_change")
+        if path.startswith(self.ALLOWED[0]):  # the form says why it appeared, and which old password to type
+            request.one_time_password = password_must_change(request.user)  # type: ignore[attr-defined]
         return self.get_response(request)
 
 

@@ -60,7 +60,16 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
-OPERATOR_TOKEN = env.str("QLS_OPERATOR_TOKEN", default="")
+# QLS_OPERATOR_TOKEN, the token's old name, is still read when the new one is unset.
+OPERATOR_TOKEN = env.str("STALWART_OPERATOR_TOKEN", default="") or os.environ.get("QLS_OPERATOR_TOKEN", "")
+
+# What a new password must be (the console's password change, the first one included).
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
 
 # --- Applications --------------------------------------------------------------
 INSTALLED_APPS = [

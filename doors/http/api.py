@@ -37,7 +37,7 @@ DETAIL_TURN_TOO_LONG = _("A turn is at most {limit} characters.")
 DETAIL_THREAD_KEY = _("A thread is named here by its key, as the console's thread page shows it: its id, "
                       "then '~' and 16 hex digits.")
 DETAIL_NO_OPERATOR_TOKEN = _("Rollback needs an operator token, and none is set: start the server with "
-                            "--operator-token TOKEN or set QLS_OPERATOR_TOKEN.")
+                            "--operator-token TOKEN or set STALWART_OPERATOR_TOKEN.")
 DETAIL_OPERATOR = _("Send the operator token as Authorization: Bearer <token>.")
 # Wrong operator bearers, per client address, in the database (threads.limits): every worker counts the same.
 OPERATOR_LIMIT = Limit(scope="operator", per_client=10)

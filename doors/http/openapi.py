@@ -229,7 +229,7 @@ NAMED: dict[str, dict[str, Any]] = {
 
 AUTHORIZATION = OpenApiParameter(
     "Authorization", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True,
-    description="`Bearer <operator token>` (QLS_OPERATOR_TOKEN or --operator-token), compared in constant time.",
+    description="`Bearer <operator token>` (STALWART_OPERATOR_TOKEN or --operator-token), compared in constant time.",
 )
 
 STREAM_PATH = "/threads/{thread_id}/stream"

@@ -262,9 +262,9 @@ def test_createstaff_of_an_operator_shows_how_to_make_an_operator_token(data_dir
     assert result.returncode == 0, result.stderr
     # Only an operator rolls back; an approver's output has no word of the token.
     assert (OPERATOR_TOKEN_HOW in result.stdout) is operator
-    assert ("QLS_OPERATOR_TOKEN" in result.stdout) is operator
+    assert ("STALWART_OPERATOR_TOKEN" in result.stdout) is operator
     if operator:  # the command it shows makes a token the server accepts
         assert MAKE_ONE in result.stdout
         made = subprocess.run(["python3", "-c", MAKE_ONE.split(" -c ", 1)[1].strip("'")], capture_output=True,
                               text=True, timeout=30, check=True).stdout.strip()
-        refuse_unsafe({"QLS_OPERATOR_TOKEN": made})
+        refuse_unsafe({"STALWART_OPERATOR_TOKEN": made})

@@ -112,7 +112,7 @@ def test_rollback_without_a_configured_token_is_403_saying_how_to_set_one(server
     refused = httpx.post(f"{server.url}/threads/{tid('f-none')}/rollback", headers={"Authorization": "Bearer x"})
     assert refused.status_code == 403
     assert refused.json() == {"error": "forbidden", "detail": DETAIL_NO_OPERATOR_TOKEN}
-    assert "--operator-token" in DETAIL_NO_OPERATOR_TOKEN and "QLS_OPERATOR_TOKEN" in DETAIL_NO_OPERATOR_TOKEN
+    assert "--operator-token" in DETAIL_NO_OPERATOR_TOKEN and "STALWART_OPERATOR_TOKEN" in DETAIL_NO_OPERATOR_TOKEN
 
 
 def test_a_failing_undo_ends_in_saga_stuck_which_takes_done_by_hand_once(data_dir: Path):

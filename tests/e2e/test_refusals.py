@@ -58,7 +58,7 @@ def test_set_secrets_and_unset_ones_are_both_fine():
 def test_the_minimums_are_32_bytes_for_signing_secrets_and_24_characters_for_the_operator_token():
     assert MINIMUM == {"SECRET_KEY": (32, "bytes"), "STALWART_RESUME_SECRET": (32, "bytes"),
                        "STALWART_WEBHOOK_SECRET": (32, "bytes"), "STALWART_CONTEXT_SECRET": (32, "bytes"),
-                       "QLS_OPERATOR_TOKEN": (24, "characters")}
+                       "STALWART_OPERATOR_TOKEN": (24, "characters"), "QLS_OPERATOR_TOKEN": (24, "characters")}
     assert (MIN_SECRET_BYTES, MIN_TOKEN_CHARACTERS) == (32, 24)
 
 
@@ -112,9 +112,9 @@ def test_a_webhook_with_a_blank_secret_raises(secret):
     ({"STALWART_RESUME_SECRET": " "}, [], "STALWART_RESUME_SECRET"),
     ({"STALWART_WEBHOOK_SECRET": ""}, [], "STALWART_WEBHOOK_SECRET"),
     ({"STALWART_CONTEXT_SECRET": "\t"}, [], "STALWART_CONTEXT_SECRET"),
-    ({"QLS_OPERATOR_TOKEN": "  "}, [], "QLS_OPERATOR_TOKEN"),
+    ({"STALWART_OPERATOR_TOKEN": "  "}, [], "STALWART_OPERATOR_TOKEN"),
     ({"SECRET_KEY": " "}, [], "SECRET_KEY"),
-    ({}, ["--operator-token", " "], "QLS_OPERATOR_TOKEN"),
+    ({}, ["--operator-token", " "], "STALWART_OPERATOR_TOKEN"),
 ])
 def test_serve_refuses_a_blank_secret_with_a_message_and_a_non_zero_exit(tmp_path, env, args, name):
     done = serve(tmp_path, *args, env=env)
@@ -127,9 +127,10 @@ def test_serve_refuses_a_blank_secret_with_a_message_and_a_non_zero_exit(tmp_pat
     ({"STALWART_RESUME_SECRET": "s3cret"}, [], "STALWART_RESUME_SECRET"),
     ({"STALWART_WEBHOOK_SECRET": "s3cret"}, ["--webhook", "http://127.0.0.1:9/hook"], "STALWART_WEBHOOK_SECRET"),
     ({"STALWART_CONTEXT_SECRET": "a"}, [], "STALWART_CONTEXT_SECRET"),
-    ({"QLS_OPERATOR_TOKEN": "a"}, [], "QLS_OPERATOR_TOKEN"),
+    ({"STALWART_OPERATOR_TOKEN": "a"}, [], "STALWART_OPERATOR_TOKEN"),
+    ({"QLS_OPERATOR_TOKEN": "a"}, [], "QLS_OPERATOR_TOKEN"),  # the old name, refused the same way
     ({"SECRET_KEY": "x"}, [], "SECRET_KEY"),
-    ({}, ["--operator-token", "a" * 23], "QLS_OPERATOR_TOKEN"),
+    ({}, ["--operator-token", "a" * 23], "STALWART_OPERATOR_TOKEN"),
 ])
 def test_serve_refuses_a_short_secret_with_its_name_and_the_rule(tmp_path, env, args, name):
     # The hostile test's own values (issue 26): each started a server before.
@@ -155,9 +156,25 @@ def test_settings_imported_directly_refuse_a_short_secret(tmp_path):
     code = "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'stalwart_site.settings'; django.setup()"
     fine = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert fine.returncode == 0, fine.stderr
-    short = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, "QLS_OPERATOR_TOKEN": "a"},
+    short = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, "STALWART_OPERATOR_TOKEN": "a"},
                            capture_output=True, text=True, timeout=60)
-    assert short.returncode == 1 and "ImproperlyConfigured: QLS_OPERATOR_TOKEN is too short" in short.stderr
+    assert short.returncode == 1 and "ImproperlyConfigured: STALWART_OPERATOR_TOKEN is too short" in short.stderr
+
+
+@pytest.mark.parametrize(("env", "read"), [
+    ({"STALWART_OPERATOR_TOKEN": "n" * 24}, "n" * 24),
+    ({"QLS_OPERATOR_TOKEN": "o" * 24}, "o" * 24),  # the old name still works
+    ({"STALWART_OPERATOR_TOKEN": "n" * 24, "QLS_OPERATOR_TOKEN": "o" * 24}, "n" * 24),  # the new name wins
+    ({}, ""),
+])
+def test_the_operator_token_is_read_by_its_new_name_and_its_old_one(tmp_path, env, read):
+    base = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", *SECRETS)}
+    base.update({"STALWART_DATA_DIR": str(tmp_path), "SECRET_KEY": "k" * 40, **env})
+    code = ("import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'stalwart_site.settings'; django.setup(); "
+            "from django.conf import settings; print(repr(settings.OPERATOR_TOKEN))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=base, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == repr(read)
 
 
 def test_make_app_refuses_a_blank_secret():
