@@ -3,6 +3,7 @@ browsable page (drf-spectacular's views, with their errors in JSON)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -63,3 +64,13 @@ class SchemaApi(JSONErrorsMixin, SpectacularAPIView):
 
 class SchemaDocsView(JSONErrorsMixin, SpectacularSwaggerSplitView):
     """``GET /api/docs/``: Swagger UI over the document, its assets served locally."""
+
+
+FAVICON = Path(__file__).resolve().parent.parent / "static" / "stalwart" / "favicon.svg"
+
+
+def favicon_view(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``, which browsers ask for on every page without an icon of its own (the console's): an SVG."""
+    response = HttpResponse(FAVICON.read_bytes(), content_type="image/svg+xml")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
