@@ -201,7 +201,8 @@ def cmd_reset_demo(args: argparse.Namespace) -> int:
 
     done = demo_reset(agents=[a.name for a in af.agents])
     print(f"Reset the demo in {staff_database()}: forgot {_count(done.threads, 'thread')} with their runs and pauses; "
-          f"the shop's orders are back as seeded (4411 unpaid); kept {_count(done.staff, 'staff account')}.")
+          f"the shop's orders are back as seeded (4411 unpaid); kept {_count(done.staff, 'staff account')} "
+          f"and {_count(done.mcp_keys, 'MCP client key')}.")
     if done.withdrawn:
         print(f"Still withdrawn: {', '.join(done.withdrawn)} (restore in the console: /admin/catalogue/tool/).")
     return 0
@@ -300,7 +301,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--operator", action="store_true")
     c.set_defaults(func=cmd_createstaff)
     r = sub.add_parser("reset-demo", help="put the example shop's demo back as it started: its orders as seeded, "
-                       "no threads, runs or pauses; staff accounts, withdrawals and settings are kept")
+                       "no threads, runs or pauses; staff accounts, MCP client keys, withdrawals and settings are kept")
     r.set_defaults(func=cmd_reset_demo)
     mc = sub.add_parser("mcp-client", help="make an MCP client's key (printed once), or --revoke it")
     mc.add_argument("name")

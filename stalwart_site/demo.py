@@ -7,7 +7,7 @@ steps, pauses, receipts, events and thumbs, plus the rows that name those
 threads without a foreign key (kept idempotency answers, outbox deliveries).
 Then it puts the shop's orders back as docs/getting-started.md seeds them.
 
-Kept: staff accounts, withdrawn tools and the selector's language settings:
+Kept: staff accounts, MCP client keys, withdrawn tools and the selector's language settings:
 they are people and operators' choices, not the demo's runs, and deleting the
 data folder (the other way to start again) loses them too.
 
@@ -24,6 +24,7 @@ from django.db import transaction
 
 from approvals.models import Delivery
 from catalogue.models import Withdrawal
+from doors.mcp.models import McpClient
 from examples.shop import tools as shop
 from threads.models import Replay, Thread
 
@@ -33,6 +34,7 @@ class DemoReset:
     threads: int  # threads forgotten
     staff: int  # staff accounts kept
     withdrawn: tuple[str, ...]  # tools an operator withdrew, still withdrawn
+    mcp_keys: int = 0  # MCP client keys in force, kept (their clients go on calling)
 
 
 def demo_reset(*, agents: list[str]) -> DemoReset:
@@ -45,8 +47,9 @@ def demo_reset(*, agents: list[str]) -> DemoReset:
         count = threads.count()
         threads.delete()
         staff = get_user_model().objects.filter(is_staff=True).count()
+        mcp_keys = McpClient.objects.filter(revoked_at__isnull=True).count()
         withdrawn = tuple(Withdrawal.objects.filter(agent__in=agents).order_by("tool").values_list("tool", flat=True))
     # The shop's own SQLite file, after the run store committed: a failure here
     # leaves no thread pointing at a charge that is gone, only a paid order.
     shop.reset()
-    return DemoReset(threads=count, staff=staff, withdrawn=withdrawn)
+    return DemoReset(threads=count, staff=staff, withdrawn=withdrawn, mcp_keys=mcp_keys)

@@ -188,8 +188,8 @@ def test_reset_demo_beside_a_live_demo_makes_4411_chargeable_again_and_keeps_the
             done = stalwart("reset-demo", data_dir=data_dir)
             assert done.returncode == 0, done.stderr
             # On PostgreSQL the suite's tests share one database: other tests' threads and staff count too.
-            said = (r"forgot 1 thread with .* kept 1 staff account\." if not on_postgres()
-                    else r"forgot \d+ threads? with .* kept \d+ staff accounts?\.")
+            said = (r"forgot 1 thread with .* kept 1 staff account and 0 MCP client keys\." if not on_postgres()
+                    else r"forgot \d+ threads? with .* kept \d+ staff accounts? and \d+ MCP client keys?\.")
             assert re.search(said, done.stdout), done.stdout
             assert customer.get(f"/threads/{first}/interrupts").status_code == 404
         again = charge_4411(f"u-{uuid.uuid4().hex[:8]}")

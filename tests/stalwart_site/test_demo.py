@@ -41,6 +41,17 @@ def test_after_a_reset_order_4411_charges_again_and_without_one_it_is_already_pa
         assert "already paid" in reply.text
 
 
+def test_a_reset_keeps_the_mcp_client_keys_in_force_and_says_how_many(walked_through):
+    from doors.mcp.clients import mcp_client_create, mcp_client_revoke
+    from doors.mcp.models import McpClient
+
+    mcp_client_create(name="desktop", privileges=[], context={}, by="test")
+    mcp_client_create(name="gone", privileges=[], context={}, by="test")
+    mcp_client_revoke(client=McpClient.objects.get(name="gone"))
+    assert demo_reset(agents=["Shop"]).mcp_keys == 1
+    assert McpClient.objects.filter(name="desktop", revoked_at__isnull=True).exists()
+
+
 def test_a_reset_forgets_the_demos_runs_and_keeps_accounts_withdrawals_and_other_agents(walked_through):
     demo_reset(agents=["Shop"])
     assert list(Thread.objects.values_list("id", flat=True)) == ["lib-1"]
