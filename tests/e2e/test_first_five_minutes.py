@@ -182,3 +182,19 @@ def test_the_first_five_minutes_run_verbatim_and_leave_the_clone_clean(tmp_path,
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=30)
     assert git_status(copy) == "", f"{DOCS[name]}'s walk-through left the clone changed:\n{git_status(copy)}"
+
+
+def test_fronting_an_mcp_server_runs_from_the_top_folder_and_leaves_the_clone_clean(tmp_path):
+    """docs/mcp.md's "An MCP server in front of an MCP server", as written (its MCP server's stdin closed:
+    it says where its pauses go and ends with its input)."""
+    doc = (ROOT / "docs/mcp.md").read_text(encoding="utf-8")
+    section = doc.split("## An MCP server in front of an MCP server", 1)[1]
+    commands = FENCE.search(section)
+    assert commands and commands.group(1) == "sh"
+    assert "cd " not in commands.group(2)  # from the clone's top folder
+    copy = fresh_copy(tmp_path / "stalwart")
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", commands.group(2)], cwd=copy, env=user_environment(copy),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert f"Database: SQLite {copy / '.stalwart' / 'runs.db'}; data folder: {copy / '.stalwart'}" in done.stderr
+    assert git_status(copy) == "", git_status(copy)
