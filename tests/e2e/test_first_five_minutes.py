@@ -134,6 +134,29 @@ def approve_when_waiting(base: str, copy: Path, stop: threading.Event) -> None:
         console.close()
 
 
+def page_approves_a_charge(url: str) -> None:
+    """What docs/ag-ui.md says to do on the page it served: a charge, its card, Approve, the reply."""
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        return  # the shell steps ran; the page needs a browser
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(url)
+        expect(page.locator("#send")).not_to_have_text("", timeout=30_000)
+        page.fill("#text", "charge 40 to order 4411")
+        page.click("#send")
+        page.locator(".card").wait_for(timeout=30_000)
+        assert "charge_card" in page.locator(".card").inner_text()
+        page.reload()  # the card is still there: the pause is the server's
+        page.locator(".card").wait_for(timeout=30_000)
+        page.get_by_role("button", name="Approve").click()
+        expect(page.locator("#log")).to_contain_text("ch-4411", timeout=30_000)
+        browser.close()
+
+
 @pytest.mark.parametrize("name", list(DOCS))
 def test_the_first_five_minutes_run_verbatim_and_leave_the_clone_clean(tmp_path, name):
     if name == "ag-ui" and not (shutil.which("npm") and (ROOT / "tests/agui/node_modules").is_dir()):
@@ -169,6 +192,8 @@ def test_the_first_five_minutes_run_verbatim_and_leave_the_clone_clean(tmp_path,
             else:
                 for line in filter(None, step.text.splitlines()):
                     assert line in said, f"{DOCS[name]} says one sees {line!r}; the output was:\n{said}"
+        if name == "ag-ui":
+            page_approves_a_charge(f"http://127.0.0.1:{ports['8800']}/?base=http://127.0.0.1:{ports['8700']}")
     finally:
         for process in started:
             try:
