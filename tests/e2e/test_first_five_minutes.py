@@ -158,9 +158,11 @@ def page_approves_a_charge(url: str) -> None:
 
 
 @pytest.mark.parametrize("name", list(DOCS))
-def test_the_first_five_minutes_run_verbatim_and_leave_the_clone_clean(tmp_path, name):
+def test_the_first_five_minutes_run_verbatim_and_leave_the_clone_clean(tmp_path, monkeypatch, name):
     if name == "ag-ui" and not (shutil.which("npm") and (ROOT / "tests/agui/node_modules").is_dir()):
         pytest.skip("needs npm and npm's cache of tests/agui's packages (./scripts/test installs them)")
+    for variable in ("DATABASE_URL", "REDIS_URL"):  # the console's helper (createstaff) on the copy's SQLite too
+        monkeypatch.delenv(variable, raising=False)
     copy = fresh_copy(tmp_path / "stalwart")
     ports = {"8700": free_port(), "8800": free_port(), "8000": free_port()}
     env = user_environment(copy)
