@@ -35,7 +35,7 @@ from threads.engine.progress import Progress
 from threads.engine.unit import Unit, unit
 from threads.engine.values import coerce, compensation_resolve, jsonable, resolve, shown
 from threads.models import Event, Interrupt, Receipt, Run, Step
-from threads.texts import describe_result, labels_of, person_error, refusal, said, text
+from threads.texts import describe_result, error_of, labels_of, refusal, said, text
 from threads.tokens import request_hash
 
 log = logging.getLogger("stalwart.engine")
@@ -243,10 +243,10 @@ def _finished(u: Unit, progress: Progress, step: Step, tool: Tool, agent: AgentS
         return True
     if outcome.ok:
         key_ = "done_write" if tool.is_write else "done_read"
-        progress.lines.append(text(run.language, key_, tool=said(run, tool.name), result=describe_result(step.result)))
+        progress.lines.append(text(run.language, key_, tool=said(run, tool.name), result=describe_result(step.result, run, tool)))
     else:
         progress.lines.append(text(run.language, "failed", tool=said(run, tool.name),
-                                   error=person_error(outcome.error)))
+                                   error=error_of(run, outcome.error)))
     return True
 
 
