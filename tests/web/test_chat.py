@@ -66,7 +66,7 @@ def test_at_root_a_charge_is_approved_by_mouse_and_another_by_keyboard_alone(sho
     # The answered card stays where it was, collapsed, with the decision and what came of it;
     # the transcript reads in the order things happened.
     assert card.count() == 1 and card.locator("button").count() == 0
-    card.get_by_text("It ran.").wait_for()
+    card.get_by_text("It worked.").wait_for()
     assert "Charge the card?" in confirm_text(w)
     log = w.text(w.page.locator("stalwart-chat [part=log]"))
     order = [log.index(t) for t in ["charge 40 to order 4411", "Charge the card? It waits for your approval.",

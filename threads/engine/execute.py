@@ -313,5 +313,6 @@ def step_data(step: Step, agent: AgentSpec | None = None) -> dict[str, Any]:
     """A step as its events show it: arguments marked secret never appear."""
     secret = agent.secrets.get(step.tool, frozenset()) if agent else frozenset()
     arguments = [{**a, "value": SECRET_SHOWN} if a.get("name") in secret else a for a in step.arguments]
-    return {"step": step.index, "tool": step.tool, "status": step.status, "arguments": arguments,
+    # ``run``: step numbers count from 1 in every run, so a page tells one run's step 1 from another's.
+    return {"step": step.index, "run": step.run_id, "tool": step.tool, "status": step.status, "arguments": arguments,
             "result": step.result, "error": step.error or None}
