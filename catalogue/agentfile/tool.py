@@ -135,6 +135,9 @@ def tool_entry(path: Path, place: str, name: str, raw: Any, base: Tool | None) -
     if not isinstance(secret_raw, list):
         raise AgentFileError(path, f"{place}.secret", "must be a list of argument names")
 
+    given = changes.get("description")
+    if isinstance(given, Mapping) and "en" not in given and base is not None and base.description:
+        changes["description"] = {"en": base.description, **given}  # pt-BR given over the catalogue's English
     if "description" in changes:
         changes["descriptions"] = None  # the entry's own description replaces every language of the catalogue's
     tool = replace(base, **changes) if base is not None else Tool(name=name, **changes)

@@ -11,6 +11,7 @@ import pytest
 
 from catalogue.agentfile import AgentFileError, load_agent_file
 from catalogue.commands import verify_main
+from catalogue.lints import lint
 from catalogue.tools import Tool, tools_from_catalogue
 from catalogue.vocabulary import VocabularyError, vocabulary_from_data
 from catalogue.wording import result_words, said_text, tool_phrase
@@ -101,21 +102,25 @@ def test_verify_does_not_ask_an_english_agent_for_pt_br(tmp_path: Path, capsys: 
     assert "tool_without_pt_br" not in out
 
 
-def test_the_example_shop_has_pt_br_words_for_every_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("agent_file", ["agent.yaml", "agent-openapi.yaml", "agent-mcp.yaml"])
+def test_the_example_shop_has_pt_br_words_for_every_tool(agent_file: str) -> None:
+    agent = load_agent_file(SHOP / agent_file).agents[0]
     # The shop is an English agent; read as a pt-BR one, nothing lacks its Portuguese.
-    text = (SHOP / "agent.yaml").read_text(encoding="utf-8").replace("language: en", "language: pt-BR")
-    copy = SHOP / "agent-pt-check.yaml"
-    try:
-        copy.write_text(text, encoding="utf-8")
-        code, out = _verify(copy, capsys)
-    finally:
-        copy.unlink()
-    assert code == 0
-    assert "tool_without_pt_br" not in out
-    agent = load_agent_file(SHOP / "agent.yaml").agents[0]
+    assert [f.tool for f in lint(list(agent.tools), "pt-BR") if f.code == "tool_without_pt_br"] == []
     assert agent.said("purpose", "pt-BR").startswith("Eu consulto os seus pedidos")
     assert agent.said("greeting", "pt-BR").startswith("Olá! Eu sou Shop.")
-    assert all(t.description_in("pt-BR") != t.description for t in agent.tools)
+    for tool in agent.tools:
+        assert tool.description_in("pt-BR") != tool.description
+        assert tool.description  # the English kept (the docstring's, or the catalogue's)
+    charge = agent.tool("charge_card")
+    assert charge is not None and charge.kind == "write" and charge.binding  # a pt-BR entry changes only the words
+
+
+def test_without_its_pt_br_words_the_shop_is_warned_of(tmp_path: Path) -> None:
+    agent = load_agent_file(SHOP / "agent.yaml").agents[0]
+    bare = [Tool(t.name, kind=t.kind, description=t.description) for t in agent.tools]
+    assert {f.tool for f in lint(bare, "pt-BR") if f.code == "tool_without_pt_br"} == {t.name for t in agent.tools}
+    assert [f for f in lint(bare, "en") if f.code == "tool_without_pt_br"] == []
 
 
 def test_a_catalogue_carries_a_description_per_language_and_writes_it_back(tmp_path: Path) -> None:
