@@ -208,9 +208,16 @@ def said_text(text: str, language: str, vocabulary: Vocabulary | None) -> str:
         except re.error:  # a name used twice in one sentence
             continue
         if match:
-            found = match.groupdict()
-            return _SLOT.sub(lambda m, found=found: found.get(m.group(1), m.group(0)), words)
+            return _fill(words, match.groupdict())
     return text
+
+
+def _fill(words: str, found: Mapping[str, str]) -> str:
+    """``words`` with each ``{name}`` replaced by what the English sentence had there."""
+    def one(m: re.Match[str]) -> str:
+        return str(found.get(m.group(1), m.group(0)))
+
+    return _SLOT.sub(one, words)
 
 
 def number_in(value: Any, language: str) -> str:
@@ -230,8 +237,9 @@ def field_label(tool: Any, name: str, language: str, vocabulary: Vocabulary | No
             return table[key]
     labels = getattr(tool, "labels", None) or {}
     declared = labels.get(name) if isinstance(labels, Mapping) else None
-    if isinstance(declared, Mapping) and isinstance(declared.get(language), str):
-        return declared[language].strip().lower()
+    own = declared.get(language) if isinstance(declared, Mapping) else None
+    if isinstance(own, str) and own.strip():
+        return own.strip().lower()
     if language == ENGLISH:
         return phrase
     while len(words) > 1 and words[-1] in _LABEL_TAILS:

@@ -187,3 +187,13 @@ def test_a_vocabulary_results_mistake_is_refused_with_its_place(data: dict[str, 
     with pytest.raises(VocabularyError) as err:
         vocabulary_from_data(data)
     assert err.value.place == place
+
+
+def test_a_tools_labels_name_its_result_fields_and_the_results_table_comes_first() -> None:
+    tool = Tool("get_parcel", kind="read", labels={"parcel_id": {"en": "Parcel", "pt-BR": "Encomenda"}})
+    vocabulary = vocabulary_from_data({"results": {"pt-BR": {"weight": "peso", "lost": "extraviada",
+                                                             "{n} parcels are late": "{n} encomendas atrasadas"}}})
+    assert result_words({"parcel_id": "p-1", "weight": 2.5, "state": "lost"}, "pt-BR", tool, vocabulary) == (
+        "encomenda: p-1, peso: 2,5, state: extraviada")
+    assert result_words({"parcel_id": "p-1"}, "en", tool, vocabulary) == "parcel: p-1"
+    assert said_text("3 parcels are late", "pt-BR", vocabulary) == "3 encomendas atrasadas"
