@@ -220,10 +220,25 @@ def _fill(words: str, found: Mapping[str, str]) -> str:
     return _SLOT.sub(one, words)
 
 
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(Z|[+-]00:?00)?)?$")
+
+
 def number_in(value: Any, language: str) -> str:
-    """A number as a person of ``language`` writes it: 99.9 -> "99,9" in pt-BR."""
+    """A number or a date as a person of ``language`` writes it: 99.9 -> "99,9" and
+    2026-12-03 -> "03/12/2026" in pt-BR (a time kept as given, "UTC" said when it is)."""
     shown = str(value)
-    return shown.replace(".", ",") if language == "pt-BR" and _DECIMAL.match(shown) else shown
+    if language != "pt-BR":
+        return shown
+    if _DECIMAL.match(shown):
+        return shown.replace(".", ",")
+    date = _DATE.match(shown)
+    if date:
+        year, month, day, hour, minute, utc = date.groups()
+        day_first = f"{day}/{month}/{year}"
+        if hour is None:
+            return day_first
+        return f"{day_first} {hour}:{minute}" + (" UTC" if utc else "")
+    return shown
 
 
 def field_label(tool: Any, name: str, language: str, vocabulary: Vocabulary | None) -> str:

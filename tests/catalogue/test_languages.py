@@ -197,3 +197,14 @@ def test_a_tools_labels_name_its_result_fields_and_the_results_table_comes_first
         "encomenda: p-1, peso: 2,5, state: extraviada")
     assert result_words({"parcel_id": "p-1"}, "en", tool, vocabulary) == "parcel: p-1"
     assert said_text("3 parcels are late", "pt-BR", vocabulary) == "3 encomendas atrasadas"
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    ("2026-12-03", "03/12/2026"), ("2026-12-03T10:05:00Z", "03/12/2026 10:05 UTC"),
+    ("2026-12-03 10:05", "03/12/2026 10:05"), ("2026-12-03T10:05:00+00:00", "03/12/2026 10:05 UTC"),
+    ("2026-12-03T10:05:00-03:00", "2026-12-03T10:05:00-03:00"),  # another offset: as the tool said it
+    ("4411", "4411"), ("99.90", "99,90"), ("v1.2.3", "v1.2.3"),
+])
+def test_dates_and_numbers_in_a_portuguese_reply(value: str, shown: str) -> None:
+    assert result_words({"x": value}, "pt-BR") == f"x: {shown}"
+    assert result_words({"x": value}, "en") == f"x: {value}"  # English: as the tool said it
