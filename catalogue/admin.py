@@ -19,7 +19,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from catalogue import registry
@@ -83,6 +83,11 @@ def _declarations(tool: Any) -> list[str]:
     return out
 
 
+def _reader_language() -> str:
+    """The console reader's language as the agent file names it (``pt-BR``, ``en``)."""
+    return "pt-BR" if str(get_language() or "").lower().startswith("pt") else "en"
+
+
 @admin.register(Tool)
 class ToolAdmin(admin.ModelAdmin):
     """The tools page: the catalogue as loaded, with withdraw and restore."""
@@ -111,12 +116,12 @@ class ToolAdmin(admin.ModelAdmin):
         agents = []
         for agent in _agents():
             findings: dict[str, list[Any]] = {}
-            for finding in lint(list(agent.tools)):
+            for finding in lint(list(agent.tools), language=agent.default_language):
                 findings.setdefault(finding.tool, []).append(finding)
             rows = [{"tool": t, "declarations": _declarations(t), "lints": _lint_rows(findings.get(t.name, [])),
                      "withdrawal": withdrawn.get((agent.name, t.name)),
                      "in_file": t.name in agent.withdrawn} for t in agent.tools]
-            agents.append({"name": agent.name, "purpose": agent.purpose, "rows": rows})
+            agents.append({"name": agent.name, "purpose": agent.said("purpose", _reader_language()), "rows": rows})
         return TemplateResponse(request, "admin/catalogue/tool/tools.html", {
             **self.admin_site.each_context(request),
             "title": gettext("Tools"),

@@ -156,7 +156,7 @@ def verify_main(argv: Sequence[str], *, loader: Loader | None = None,
     agents = list(agent_file.agents)
     failed = False
     for agent in agents:
-        findings = lint(list(agent.tools))
+        findings = lint(list(agent.tools), language=getattr(agent, "default_language", "en"))
         if len(agents) > 1:
             print(f"# {agent.name}", file=out)
         for finding in findings:

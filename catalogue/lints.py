@@ -51,6 +51,9 @@ IDENTIFIER_UNCLEAR = gettext_noop(
     "by its identifier is unread; describe the argument as the {thing}'s identifier, or "
     "name it after the {thing}"
 )
+TOOL_WITHOUT_PT_BR = gettext_noop(
+    "the agent speaks pt-BR and the tool has no pt-BR description, so a Portuguese chat shows it in English"
+)
 TOOL_KIND_UNDECLARED = gettext_noop("says neither @read nor @write in its doc comment, so it cannot be imported")
 
 
@@ -64,6 +67,7 @@ MESSAGES = {
     "name_is_grammar": NAME_IS_GRAMMAR,
     "compensation_unknown": COMPENSATION_UNKNOWN,
     "identifier_unclear": IDENTIFIER_UNCLEAR,
+    "tool_without_pt_br": TOOL_WITHOUT_PT_BR,
     "tool_kind_undeclared": TOOL_KIND_UNDECLARED,
 }
 
@@ -93,7 +97,8 @@ def _words(tool: Tool) -> str:
     return tool.words or " ".join(name_words(tool.name))
 
 
-def lint(tools: Sequence[Tool]) -> list[Finding]:
+def lint(tools: Sequence[Tool], language: str = "en") -> list[Finding]:
+    """``language``: the agent's own (its ``default_language``); a pt-BR agent's tools need pt-BR words."""
     by_name = {t.name: t for t in tools}
     warnings: list[Finding] = []
     errors: list[Finding] = []
@@ -111,6 +116,8 @@ def lint(tools: Sequence[Tool]) -> list[Finding]:
         undo = by_name.get(undo_name)
         if tool.compensation is not None and undo is None:
             errors.append(finding("error", "compensation_unknown", tool.name, undo=undo_name))
+        if language == "pt-BR" and not (tool.descriptions or {}).get("pt-BR"):
+            warnings.append(finding("warning", "tool_without_pt_br", tool.name))
         if not tool.is_write:
             continue
         if tool.compensation is None and not tool.irreversible:

@@ -157,6 +157,8 @@ class Vocabulary:
 
     language: str | None = None  # settings.language
     words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # lang -> phrase -> word
+    # lang -> what a tool's result or error says in English -> how a person of lang reads it
+    results: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def for_language(self, language: str) -> Mapping[str, str]:
         return self.words.get(language, {})

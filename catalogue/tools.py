@@ -44,6 +44,8 @@ class Tool:
 
     name: str
     kind: Kind = "write"
+    # Text, or text per language ({"en": ..., "pt-BR": ...}): ``description`` keeps the
+    # English (what the model and the MCP doors read), ``descriptions`` every language given.
     description: str = ""
     input_schema: Mapping[str, Any] = field(
         default_factory=lambda: {"type": "object", "properties": {}}
@@ -65,8 +67,14 @@ class Tool:
     labels: Mapping[str, Any] | None = None
     verify: Mapping[str, Any] | None = None
     binding: Mapping[str, Any] = field(default_factory=dict)
+    descriptions: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.description, Mapping):
+            given = {str(k): str(v) for k, v in self.description.items() if isinstance(v, str) and v.strip()}
+            object.__setattr__(self, "descriptions", given or None)
+            english = given.get("en") or next(iter(given.values()), "")
+            object.__setattr__(self, "description", english)
         if not self.words:
             words = name_words(self.name)
             object.__setattr__(self, "words", " ".join(words))
@@ -94,7 +102,14 @@ class Tool:
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["input_schema"] = dict(self.input_schema)
+        descriptions = out.pop("descriptions", None)
+        if descriptions:  # written back as given: text per language
+            out["description"] = {"en": self.description, **descriptions} if self.description else dict(descriptions)
         return out
+
+    def description_in(self, language: str) -> str:
+        """The description in ``language``: its own, else English."""
+        return str((self.descriptions or {}).get(language) or self.description)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Tool:

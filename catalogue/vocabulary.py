@@ -10,8 +10,12 @@ The file is YAML::
         cobrar: charge       # an infinitive is also read in its regular forms
       en:
         bill: charge
+    results:
+      pt-BR:
+        unpaid: não pago     # a result's value, field name or error, as a person reads it
+        "order {order} is already paid": "o pedido {order} já está pago"
 
-Only ``settings`` and ``words`` may appear at the top, only ``language`` under
+Only ``settings``, ``words`` and ``results`` may appear at the top, only ``language`` under
 ``settings``, only ``en`` and ``pt-BR`` under ``words``; every word and its
 meaning is a non-empty string. Anything else raises ``VocabularyError`` with
 the place (``words.pt-BR.pedido``) and the reason, so a typo is never read as
@@ -57,10 +61,10 @@ def vocabulary_from_data(data: Any, *, source: str = "vocabulary") -> Vocabulary
     if data is None:
         return Vocabulary()
     if not isinstance(data, Mapping):
-        raise VocabularyError(source, "must be a mapping with 'settings' and/or 'words'")
+        raise VocabularyError(source, "must be a mapping with 'settings', 'words' and/or 'results'")
     for key in data:
-        if key not in ("settings", "words"):
-            raise VocabularyError(str(key), "unknown key (expected 'settings' or 'words')")
+        if key not in ("settings", "words", "results"):
+            raise VocabularyError(str(key), "unknown key (expected 'settings', 'words' or 'results')")
     language = _settings(data.get("settings"))
     words: dict[str, dict[str, str]] = {}
     raw_words = data.get("words")
@@ -71,7 +75,32 @@ def vocabulary_from_data(data: Any, *, source: str = "vocabulary") -> Vocabulary
             if lang not in LANGUAGES:
                 raise VocabularyError(f"words.{lang}", "unknown language (expected en or pt-BR)")
             words[lang] = _table(f"words.{lang}", table)
-    return Vocabulary(language=language, words=words)
+    results: dict[str, dict[str, str]] = {}
+    raw_results = data.get("results")
+    if raw_results is not None:
+        if not isinstance(raw_results, Mapping):
+            raise VocabularyError("results", "must be a mapping of language -> what results say")
+        for lang, table in raw_results.items():
+            if lang not in LANGUAGES:
+                raise VocabularyError(f"results.{lang}", "unknown language (expected en or pt-BR)")
+            results[lang] = _said(f"results.{lang}", table)
+    return Vocabulary(language=language, words=words, results=results)
+
+
+def _said(place: str, table: Any) -> dict[str, str]:
+    """``results.LANG``: English text -> the person's text, kept as written (case and all)."""
+    if table is None:
+        return {}
+    if not isinstance(table, Mapping):
+        raise VocabularyError(place, "must be a mapping of English text -> its words")
+    out: dict[str, str] = {}
+    for said, words in table.items():
+        if not isinstance(said, str) or not said.strip():
+            raise VocabularyError(f"{place}.{said}", "the English text must be non-empty text")
+        if not isinstance(words, str) or not words.strip():
+            raise VocabularyError(f"{place}.{said}", "its words must be non-empty text")
+        out[" ".join(said.split())] = words.strip()
+    return out
 
 
 def _settings(settings: Any) -> str | None:

@@ -20,6 +20,7 @@ package stays free of Django.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -114,9 +115,31 @@ def words_in(words: list[str], language: str, vocabulary: Vocabulary | None) -> 
                 i = j
                 break
         else:
-            out.append(words[i])
+            word = words[i]
+            singular = word[:-1] if word.endswith("s") and len(word) > 3 else ""
+            # "orders" read back as the plural of "order"'s word: "pedidos", "cartões".
+            out.append(_plural(back[singular]) if singular in back and language == "pt-BR" else word)
             i += 1
     return " ".join(out)
+
+
+def _plural(word: str) -> str:
+    """A Portuguese noun's plural, by its ending: pedido -> pedidos, cartão -> cartões,
+    valor -> valores, papel -> papéis (a phrase's first word: caixa de entrada -> caixas de entrada)."""
+    head, sep, rest = word.partition(" ")
+    if head.endswith("ão"):
+        head = head[:-2] + "ões"
+    elif head.endswith(("r", "z", "s")):
+        head = head + "es"
+    elif head.endswith("el"):
+        head = head[:-2] + "éis"
+    elif head.endswith("l"):
+        head = head[:-1] + "is"
+    elif head.endswith("m"):
+        head = head[:-1] + "ns"
+    else:
+        head = head + "s"
+    return head + sep + rest
 
 
 def capitalised(text: str) -> str:
@@ -148,3 +171,123 @@ def argument_label(tool: Any, argument: str, language: str, vocabulary: Vocabula
     while len(words) > 1 and words[-1] in _LABEL_TAILS:
         words = words[:-1]
     return capitalised(words_in(words, language, vocabulary)) if words else argument
+
+
+# What a result or an error says, as a person of the thread's language reads it
+# (docs/agent-file.md, "What replies say"). The vocabulary's ``results`` table
+# first (a whole value, a field's name as words, or an English sentence with
+# {placeholders}), then the tool's ``labels`` for a field, then, in Portuguese,
+# the field's words read back through the vocabulary ("customer" -> "cliente").
+_DECIMAL = re.compile(r"^-?\d+\.\d+$")
+_SLOT = re.compile(r"\{(\w+)\}")
+_YES_NO = {"en": ("yes", "no"), "pt-BR": ("sim", "não")}
+_NONE = {"en": "none", "pt-BR": "nenhum"}
+
+
+def _results(vocabulary: Vocabulary | None, language: str) -> Mapping[str, str]:
+    return (getattr(vocabulary, "results", None) or {}).get(language, {}) if vocabulary is not None else {}
+
+
+def said_text(text: str, language: str, vocabulary: Vocabulary | None) -> str:
+    """A value or an error (English, as the tool said it) in ``language``, from the vocabulary's
+    ``results``: a whole match (any case), else a sentence with ``{placeholders}``; else as it is."""
+    table = _results(vocabulary, language)
+    if not table:
+        return text
+    plain = " ".join(str(text).split())
+    for said, words in table.items():
+        if said.lower() == plain.lower():
+            return words
+    for said, words in table.items():
+        if "{" not in said:
+            continue
+        parts = _SLOT.split(said)  # literal, name, literal, name, ...
+        pattern = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+        try:
+            match = re.fullmatch(pattern, plain, flags=re.IGNORECASE)
+        except re.error:  # a name used twice in one sentence
+            continue
+        if match:
+            return _fill(words, match.groupdict())
+    return text
+
+
+def _fill(words: str, found: Mapping[str, str]) -> str:
+    """``words`` with each ``{name}`` replaced by what the English sentence had there."""
+    def one(m: re.Match[str]) -> str:
+        return str(found.get(m.group(1), m.group(0)))
+
+    return _SLOT.sub(one, words)
+
+
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(Z|[+-]00:?00)?)?$")
+
+
+def number_in(value: Any, language: str) -> str:
+    """A number or a date as a person of ``language`` writes it: 99.9 -> "99,9" and
+    2026-12-03 -> "03/12/2026" in pt-BR (a time kept as given, "UTC" said when it is)."""
+    shown = str(value)
+    if language != "pt-BR":
+        return shown
+    if _DECIMAL.match(shown):
+        return shown.replace(".", ",")
+    date = _DATE.match(shown)
+    if date:
+        year, month, day, hour, minute, utc = date.groups()
+        day_first = f"{day}/{month}/{year}"
+        if hour is None:
+            return day_first
+        return f"{day_first} {hour}:{minute}" + (" UTC" if utc else "")
+    return shown
+
+
+def field_label(tool: Any, name: str, language: str, vocabulary: Vocabulary | None) -> str:
+    """A result field's name in a reply: ``charge_id`` -> "charge id" in English, and in pt-BR
+    the vocabulary's ``results``, the tool's ``labels``, else its words read back ("cliente")."""
+    words = name_words(name) or [name]
+    table = _results(vocabulary, language)
+    phrase = " ".join(words)
+    for key in (phrase, name):
+        if key in table:
+            return table[key]
+    labels = getattr(tool, "labels", None) or {}
+    declared = labels.get(name) if isinstance(labels, Mapping) else None
+    own = declared.get(language) if isinstance(declared, Mapping) else None
+    if isinstance(own, str) and own.strip():
+        return own.strip().lower()
+    if language == ENGLISH:
+        return phrase
+    while len(words) > 1 and words[-1] in _LABEL_TAILS:
+        words = words[:-1]
+    return words_in(words, language, vocabulary)
+
+
+def result_words(result: Any, language: str, tool: Any = None, vocabulary: Vocabulary | None = None) -> str:
+    """A tool's result in one or a few readable lines, in ``language``:
+    "order id: 5001, status: unpaid" / "pedido: 5001, situação: não pago"."""
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            yes, no = _YES_NO.get(language, _YES_NO["en"]) if language != ENGLISH else ("True", "False")
+            return said_text(yes if v else no, language, vocabulary)
+        if isinstance(v, int | float):
+            return number_in(v, language)
+        if isinstance(v, str):
+            return number_in(said_text(v, language, vocabulary), language)
+        return "" if v is None else str(v)
+
+    none = _NONE.get(language, "none")
+    if isinstance(result, Mapping):
+        parts = []
+        for key, v in result.items():
+            label = field_label(tool, str(key), language, vocabulary)
+            if isinstance(v, list):
+                inner = "; ".join(result_words(x, language, tool, vocabulary) for x in v)
+                parts.append(f"{label}: {inner}" if v else f"{label}: {none}")
+            elif isinstance(v, Mapping):
+                parts.append(f"{label}: ({result_words(v, language, tool, vocabulary)})")
+            else:
+                parts.append(f"{label}: {value(v)}")
+        return ", ".join(parts)
+    if isinstance(result, list):
+        return "; ".join(result_words(v, language, tool, vocabulary) for v in result) or none
+    return value(result)

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -23,13 +24,39 @@ LANGUAGE_COOKIE = "stalwart_chat_language"
 LANGUAGE_NAMES = {"en": "English", "pt-BR": "Português"}
 
 
+def browser_language(header: str) -> str:
+    """The first language of an ``Accept-Language`` header the chat speaks (``pt-BR`` for any
+    ``pt``, ``en`` for any ``en``), by its q-values; ``""`` when it names neither, or is not one."""
+    ranked: list[tuple[float, int, str]] = []
+    for index, item in enumerate(header[:1000].split(",")):
+        tag, _, params = item.strip().partition(";")
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        if quality > 0 and tag:
+            ranked.append((-quality, index, tag.strip().lower()))
+    for _, _, tag in sorted(ranked):
+        primary = tag.split("-")[0]
+        if primary == "pt":
+            return "pt-BR"
+        if primary == "en":
+            return "en"
+    return ""
+
+
 def chat_view(request: HttpRequest) -> HttpResponse:
     # The policy every HTML page gets (ContentSecurityPolicyMiddleware), with framing by the embed origins.
     agent = registry.get_agent()
     asked = request.GET.get("language", "")
     kept = request.COOKIES.get(LANGUAGE_COOKIE, "")
     chosen = asked if asked in LANGUAGE_NAMES else kept if kept in LANGUAGE_NAMES else ""
-    language = chosen or registry.choose_language(agent)
+    # The switch (or its cookie) first, then the browser's Accept-Language, then the agent's own.
+    language = chosen or browser_language(request.headers.get("Accept-Language", "")) or registry.choose_language(agent)
     response = render(request, "chat.html", {
         "agent": agent, "language": language, "django_language": language.lower(), "modules": WIDGET_MODULES,
         "languages": [{"code": code, "name": name, "current": code == language}
@@ -38,6 +65,7 @@ def chat_view(request: HttpRequest) -> HttpResponse:
     if asked in LANGUAGE_NAMES and asked != kept:
         # No max_age: a session cookie, forgotten when the browser closes.
         response.set_cookie(LANGUAGE_COOKIE, asked, samesite="Lax", httponly=True, secure=request.is_secure())
+    patch_vary_headers(response, ("Accept-Language", "Cookie"))  # the page's words depend on both
     return chat_headers(response)
 
 

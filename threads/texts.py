@@ -15,7 +15,7 @@ from catalogue import registry
 from catalogue.agentfile import AgentFileError
 from catalogue.plan import Vocabulary
 from catalogue.tools import Tool
-from catalogue.wording import argument_label, capitalised, tool_phrase, tool_title
+from catalogue.wording import argument_label, capitalised, result_words, said_text, tool_phrase, tool_title
 
 TEXTS: dict[str, dict[str, str]] = {
     "en": {
@@ -151,19 +151,17 @@ def person_error(error: str) -> str:
     return _EXCEPTION.sub("", str(error or "")).strip()
 
 
-def describe_result(result: Any) -> str:
-    """A tool's result in one or a few readable lines."""
-    if isinstance(result, dict):
-        parts = []
-        for key, value in result.items():
-            key = str(key).replace("_", " ")  # charge_id -> charge id: a person reads no raw names
-            if isinstance(value, list):
-                parts.append(f"{key}: " + "; ".join(describe_result(v) for v in value) if value else f"{key}: none")
-            elif isinstance(value, dict):
-                parts.append(f"{key}: ({describe_result(value)})")
-            else:
-                parts.append(f"{key}: {value}")
-        return ", ".join(parts)
-    if isinstance(result, list):
-        return "; ".join(describe_result(v) for v in result) or "none"
-    return "" if result is None else str(result)
+def describe_result(result: Any, run: Any = None, tool: Tool | None = None) -> str:
+    """A tool's result in one or a few readable lines, in ``run``'s language: field names and
+    values through the agent's vocabulary (its ``results``) and the tool's ``labels``, numbers
+    as the language writes them. Without a run, English."""
+    if run is None:
+        return result_words(result, "en")
+    return result_words(result, str(run.language or "en"), tool, _vocabulary(run.agent))
+
+
+def error_of(run: Any, error: str) -> str:
+    """A failed step's error as the thread's person reads it (``person_error``, then the
+    vocabulary's ``results``: "order 4412 is already paid" -> "o pedido 4412 já está pago")."""
+    shown = person_error(error)
+    return said_text(shown, str(run.language or "en"), _vocabulary(run.agent))

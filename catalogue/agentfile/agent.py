@@ -18,6 +18,7 @@ from catalogue.agentfile.tool import catalogue_tools, tool_entry, verify_check
 from catalogue.llm.values import ModelConfig
 from catalogue.plan import Vocabulary
 from catalogue.tools import Tool
+from catalogue.wording import said_in, wording_problem
 
 ON_UNREAD = ("ask", "refuse")
 AGENT_KEYS = {
@@ -92,9 +93,19 @@ def agent_entry(path: Path, place: str, raw: Any) -> AgentSpec:
     deadlines = _seconds_per_kind(path, f"{place}.deadlines", raw.get("deadlines"))
     escalate_after = _seconds_per_kind(path, f"{place}.escalate_after", raw.get("escalate_after"))
     mcp = _mcp(path, f"{place}.mcp", raw.get("mcp"))
+    wordings: dict[str, Mapping[str, str]] = {}
+    for key in ("purpose", "greeting"):
+        said = raw.get(key)
+        if isinstance(said, Mapping):
+            problem = wording_problem(said)
+            if problem:
+                raise AgentFileError(path, f"{place}.{key}", problem)
+            wordings[key] = {str(k): str(v).strip() for k, v in said.items()}
+        elif said is not None and not isinstance(said, str):
+            raise AgentFileError(path, f"{place}.{key}", "must be text, or text per language like {en: ..., pt-BR: ...}")
     return AgentSpec(
         name=name.strip(),
-        purpose=str(raw.get("purpose") or ""),
+        purpose=said_in(raw.get("purpose"), "en"),
         language=language,
         language_from_file="language" in raw,
         on_unread=on_unread,
@@ -103,7 +114,8 @@ def agent_entry(path: Path, place: str, raw: Any) -> AgentSpec:
         vocabulary=vocabulary,
         model=model,
         steps=str(steps) if steps else None,
-        greeting=str(raw.get("greeting") or ""),
+        greeting=said_in(raw.get("greeting"), "en"),
+        wordings=wordings,
         secrets=secrets,
         deadlines=deadlines,
         escalate_after=escalate_after,

@@ -61,6 +61,14 @@ class AgentSpec:
     deadlines: Mapping[str, float] = field(default_factory=dict)  # pause kind -> seconds it may wait
     escalate_after: Mapping[str, float] = field(default_factory=dict)  # pause kind -> seconds, then told again
     mcp: McpSettings = field(default_factory=lambda: McpSettings())
+    # ``purpose`` and ``greeting`` per language, where the file gave them so
+    # ({en: ..., pt-BR: ...}); ``purpose`` and ``greeting`` above keep the English.
+    wordings: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def said(self, key: str, language: str) -> str:
+        """``purpose`` or ``greeting`` in ``language``: its own words, else English."""
+        own = (self.wordings.get(key) or {}).get(language)
+        return own or str(getattr(self, key))
 
     def tool(self, name: str) -> Tool | None:
         for t in self.tools:

@@ -104,12 +104,19 @@ def tool_entry(path: Path, place: str, name: str, raw: Any, base: Tool | None) -
         except BindingError as exc:
             raise AgentFileError(path, f"{place}.python", str(exc)) from exc
         changes.setdefault("input_schema", signature_schema(func))
-        if not changes.get("description") and not (base and base.description):
+        given = changes.get("description")
+        if not given and not (base and base.description):
             changes["description"] = describe(func)
+        elif isinstance(given, Mapping) and "en" not in given and not (base and base.description):
+            changes["description"] = {"en": describe(func), **given}  # pt-BR given, English from the docstring
 
     for flag in ("irreversible", "egress", "reads_outside"):
         if flag in changes and not isinstance(changes[flag], bool):
             raise AgentFileError(path, f"{place}.{flag}", "must be true or false")
+    if changes.get("description") is not None and not isinstance(changes["description"], str):
+        problem = wording_problem(changes["description"])
+        if problem:
+            raise AgentFileError(path, f"{place}.description", problem)
     for key, problem_of in (("confirm", wording_problem), ("labels", labels_problem)):
         if changes.get(key) is not None:
             problem = problem_of(changes[key])
@@ -128,5 +135,10 @@ def tool_entry(path: Path, place: str, name: str, raw: Any, base: Tool | None) -
     if not isinstance(secret_raw, list):
         raise AgentFileError(path, f"{place}.secret", "must be a list of argument names")
 
+    given = changes.get("description")
+    if isinstance(given, Mapping) and "en" not in given and base is not None and base.description:
+        changes["description"] = {"en": base.description, **given}  # pt-BR given over the catalogue's English
+    if "description" in changes:
+        changes["descriptions"] = None  # the entry's own description replaces every language of the catalogue's
     tool = replace(base, **changes) if base is not None else Tool(name=name, **changes)
     return tool, frozenset(str(s) for s in secret_raw)

@@ -215,14 +215,14 @@ class ConfigApi(APIView):
         words_in = asked if asked in LANGUAGES else language
         return Response({
             "name": agent.name,
-            "purpose": agent.purpose,
+            "purpose": agent.said("purpose", words_in),
             "language": language,
             "languages": list(LANGUAGES),
             "base": settings.PUBLIC_URL,
-            "greeting": agent.greeting,
+            "greeting": agent.said("greeting", words_in),
             "can": [
                 {"tool": t.name, "words": tool_phrase(t.name, words_in, agent.vocabulary, words=t.words),
-                 "kind": t.kind, "description": t.description}
+                 "kind": t.kind, "description": t.description_in(words_in)}
                 for t in agent.tools if t.name not in withdrawn
             ],
             "agents": [a.name for a in registry.agent_file().agents],

@@ -48,6 +48,12 @@ function showMessages() {
   }
 }
 
+// A value as the page's language writes it: 99.9 is "99,9" in pt-BR; text as it is.
+function valueWords(value) {
+  if (typeof value === "number") return new Intl.NumberFormat(language, { useGrouping: false, maximumFractionDigits: 20 }).format(value);
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
 function originWords(origin) {
   const key = `origin_${origin}`;
   return t(key) === key ? t("origin_other", { origin }) : t(key);
@@ -62,15 +68,17 @@ function showWaiting() {
     card.className = "card";
     card.dataset.interrupt = interrupt.id;
     const heading = document.createElement("h2");
-    heading.textContent = t("waits", { tool: call.tool || interrupt.reason });
+    // What waits, by the pause's kind, in the page's words (never the protocol's `reason`).
+    const kind = `kind_${call.kind || "other"}`;
+    heading.textContent = t(t(kind) === kind ? "kind_other" : kind);
     const question = document.createElement("p");
     question.textContent = interrupt.message || "";
     const list = document.createElement("dl");
     for (const argument of call.arguments || []) {
       const name = document.createElement("dt");
-      name.textContent = argument.name;
+      name.textContent = call.labels?.[argument.name] || argument.name;
       const value = document.createElement("dd");
-      value.textContent = `${JSON.stringify(argument.value)} (${originWords(argument.origin)})`;
+      value.textContent = `${valueWords(argument.value)} (${originWords(argument.origin)})`;
       list.append(name, value);
     }
     card.append(heading, question, list);
@@ -102,7 +110,8 @@ async function run(parameters) {
   $("status").textContent = t("working");
   const errors = [];
   try {
-    await agent.runAgent(parameters, { onRunErrorEvent: ({ event }) => { errors.push(event.message); } });
+    // The page's language goes with every run, so a Portuguese turn is read as Portuguese.
+    await agent.runAgent({ ...parameters, forwardedProps: { ...parameters.forwardedProps, language } }, { onRunErrorEvent: ({ event }) => { errors.push(event.message); } });
   } catch (error) {
     errors.push(error.message);
   }

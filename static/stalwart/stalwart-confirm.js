@@ -6,7 +6,9 @@
 import { StalwartElement, el, uid } from "./base.js";
 import { CONFIRM } from "./styles.js";
 import { decodePause } from "./lib/wire.js";
-import { SILENT_REASONS, answerKey, argumentWords, originWord, reasonWord, titleWord, toolWords } from "./lib/words.js";
+import {
+  SILENT_REASONS, answerKey, argumentWords, numberWords, originWord, reasonWord, titleWord, toolWords,
+} from "./lib/words.js";
 
 const PRIMARY = new Set(["approve", "happened", "retry"]);
 
@@ -120,7 +122,7 @@ export class StalwartConfirmElement extends StalwartElement {
       const origin = originWord(arg.origin);
       list.append(el("div", { class: "row" },
         el("dt", {}, argumentWords(p, arg.name)),
-        el("dd", {}, el("span", { class: "value" }, arg.value),
+        el("dd", {}, el("span", { class: "value" }, numberWords(arg.number, this.language, p.turn, arg.origin) ?? arg.value),
           origin || arg.origin ? el("span", { class: "origin" }, origin ? this.word(...origin) : arg.origin) : null)));
     }
     return list;

@@ -87,7 +87,7 @@ export default {
   thumbsFailed: "Your rating could not be saved.",
   undoneWith: "undone with {undo}",
   stillToUndo: "Still to undo",
-  outcome_succeeded: "It ran.",
+  outcome_succeeded: "It worked.",
   outcome_failed: "It failed.",
   outcome_refused: "It was not done.",
   outcome_skipped: "Skipped.",

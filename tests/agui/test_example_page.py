@@ -64,10 +64,19 @@ def chromium() -> Iterator[Any]:
         browser.close()
 
 
+CASES = {  # what a person of each language types, and what the card then says
+    "en": ("charge 40 to order 4411", "This waits for your approval", "Charge the card?", ["Amount", "Order"],
+           "40 (you typed it)"),
+    "pt-BR": ("cobre 40,5 no pedido 4411", "Isto espera a sua aprovação", "Cobrar no cartão?", ["Valor", "Pedido"],
+              "40,5 (você digitou)"),
+}
+
+
 @pytest.mark.parametrize(("language", "scheme", "approve"), [("en", "light", "Approve"),
                                                                ("pt-BR", "dark", "Aprovar")])
 def test_the_example_page_approves_a_charge_through_http_agent(chromium, stalwart, page_site, monkeypatch,
                                                                language, scheme, approve):
+    turn, heading, question, labels, amount = CASES[language]
     fresh_shop(stalwart, monkeypatch)
     SHOTS.mkdir(parents=True, exist_ok=True)
     context = chromium.new_context(color_scheme=scheme, viewport={"width": 900, "height": 700})
@@ -77,11 +86,20 @@ def test_the_example_page_approves_a_charge_through_http_agent(chromium, stalwar
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.goto(f"{page_site}/?base={stalwart.url}&lang={language}")
     expect(page.locator("#send")).not_to_have_text("", timeout=30_000)
-    page.fill("#text", "charge 40 to order 4411")
+    sent: list[Any] = []
+    page.on("request", lambda r: sent.append(r.post_data_json) if r.method == "POST" and "/agui/" in r.url else None)
+    page.fill("#text", turn)
     page.click("#send")
     card = page.locator(".card")
     card.wait_for(timeout=30_000)
-    assert "charge_card" in card.inner_text() and "4411" in card.inner_text()
+    # The page's language went with the turn, so a Portuguese turn was read, not handed to a model.
+    assert sent and sent[0]["forwardedProps"] == {"language": language}
+    expect(card.locator("h2")).to_have_text(heading)
+    shown = card.inner_text()
+    assert question in shown and "4411" in shown and amount in shown
+    assert card.locator("dt").all_inner_texts() == labels
+    for raw in ["charge_card", "order_id", "amount", "tool_call", "confirmation", "Waiting for you"]:
+        assert raw not in shown
     page.screenshot(path=str(SHOTS / f"agui-waiting-{language}-{scheme}.png"), full_page=True)
 
     page.reload()  # what waits is the server's, not the page's

@@ -29,6 +29,15 @@ def test_a_lints_sentence_is_in_the_consoles_language(language, sentence):
     assert sentence in page
 
 
+@pytest.mark.parametrize(("language", "purpose", "other"), [
+    ("en", "<p>I look up your orders, charge them and refund them.</p>", "Eu consulto os seus pedidos"),
+    ("pt-BR", "<p>Eu consulto os seus pedidos, faço cobranças e estornos.</p>", "I look up your orders"),
+])
+def test_the_agents_purpose_is_in_the_readers_language(language, purpose, other):
+    page = make_staff("ops", operator=True, language=language).get("/admin/catalogue/tool/").content.decode()
+    assert purpose in page and other not in page
+
+
 def test_an_operator_withdraws_from_the_tools_page_with_who_and_why_then_restores_it():
     ops = make_staff("ops", operator=True)
     response = ops.post("/admin/catalogue/tool/withdraw/", {

@@ -258,14 +258,16 @@ class Watched:
 
 @pytest.fixture
 def open_page(chromium: Any) -> Iterator[Callable[..., Watched]]:
-    """open_page(url, width=..., height=..., color_scheme=..., axe=...) -> a watched page in a fresh context."""
+    """open_page(url, width=..., height=..., color_scheme=..., axe=..., locale=...) -> a watched page in a fresh context."""
     contexts: list[Any] = []
 
     def open_(url: str | None = None, *, width: int = 900, height: int = 760, color_scheme: str = "light",
-              axe: bool = False, context: Any = None) -> Watched:
+              axe: bool = False, context: Any = None, locale: str | None = None) -> Watched:
         if context is None:
+            # ``locale``: the browser's language (its Accept-Language), which GET / honours.
+            extra = {"locale": locale} if locale else {}
             context = chromium.new_context(viewport={"width": width, "height": height}, color_scheme=color_scheme,
-                                           reduced_motion="reduce")
+                                           reduced_motion="reduce", **extra)
             contexts.append(context)
         context.add_init_script(WATCH)
         if axe:

@@ -65,7 +65,7 @@ def test_axe_finds_nothing_serious_in_any_state(shop, strict_shop, open_page):
 
 
 def test_axe_on_a_phone_in_portuguese(shop_pt, open_page):
-    w = open_page(shop_pt.url + "/", axe=True, width=390, height=844)
+    w = open_page(shop_pt.url + "/", axe=True, width=390, height=844, locale="pt-BR")
     ready(w)
     w.say("cobre 40 no pedido 4411")
     w.page.get_by_role("button", name="Aprovar").wait_for()

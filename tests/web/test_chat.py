@@ -66,7 +66,7 @@ def test_at_root_a_charge_is_approved_by_mouse_and_another_by_keyboard_alone(sho
     # The answered card stays where it was, collapsed, with the decision and what came of it;
     # the transcript reads in the order things happened.
     assert card.count() == 1 and card.locator("button").count() == 0
-    card.get_by_text("It ran.").wait_for()
+    card.get_by_text("It worked.").wait_for()
     assert "Charge the card?" in confirm_text(w)
     log = w.text(w.page.locator("stalwart-chat [part=log]"))
     order = [log.index(t) for t in ["charge 40 to order 4411", "Charge the card? It waits for your approval.",
@@ -79,7 +79,7 @@ def test_at_root_a_charge_is_approved_by_mouse_and_another_by_keyboard_alone(sho
     assert deep_active(w).startswith("textarea")
     w.page.keyboard.type("charge 99.90 to order 5001")
     w.page.keyboard.press("Enter")
-    card.get_by_text("99.9", exact=True).wait_for()
+    card.get_by_text("99.90", exact=True).wait_for()
     assert deep_active(w).startswith("section")  # the question has the focus, not an answer
     w.page.keyboard.press("Tab")
     assert deep_active(w) == "button:Approve"
@@ -550,7 +550,7 @@ def english_phrases() -> list[str]:
 
 
 def test_a_pt_br_agents_widget_shows_no_english_word_of_the_shipped_table(shop_pt, open_page):
-    w = open_page(shop_pt.url + "/")
+    w = open_page(shop_pt.url + "/", locale="pt-BR")  # a Portuguese browser (an English one gets English)
     ready(w)
     w.page.locator("stalwart-chat [part~=can] summary").click()
     w.page.get_by_role("button", name="Experimentar").first.wait_for()
@@ -585,7 +585,7 @@ def test_a_pt_br_agents_widget_shows_no_english_word_of_the_shipped_table(shop_p
 
 
 def test_a_pt_br_phone(shop_pt, open_page):
-    w = open_page(shop_pt.url + "/", width=390, height=844)
+    w = open_page(shop_pt.url + "/", width=390, height=844, locale="pt-BR")
     ready(w)
     w.say("cobre 40 no pedido 5001")
     w.page.get_by_role("button", name="Aprovar").wait_for()

@@ -35,7 +35,7 @@ from threads.engine.progress import Progress
 from threads.engine.unit import Unit, unit
 from threads.engine.values import coerce, compensation_resolve, jsonable, resolve, shown
 from threads.models import Event, Interrupt, Receipt, Run, Step
-from threads.texts import describe_result, labels_of, person_error, refusal, said, text
+from threads.texts import describe_result, error_of, labels_of, refusal, said, text
 from threads.tokens import request_hash
 
 log = logging.getLogger("stalwart.engine")
@@ -243,10 +243,10 @@ def _finished(u: Unit, progress: Progress, step: Step, tool: Tool, agent: AgentS
         return True
     if outcome.ok:
         key_ = "done_write" if tool.is_write else "done_read"
-        progress.lines.append(text(run.language, key_, tool=said(run, tool.name), result=describe_result(step.result)))
+        progress.lines.append(text(run.language, key_, tool=said(run, tool.name), result=describe_result(step.result, run, tool)))
     else:
         progress.lines.append(text(run.language, "failed", tool=said(run, tool.name),
-                                   error=person_error(outcome.error)))
+                                   error=error_of(run, outcome.error)))
     return True
 
 
@@ -313,5 +313,6 @@ def step_data(step: Step, agent: AgentSpec | None = None) -> dict[str, Any]:
     """A step as its events show it: arguments marked secret never appear."""
     secret = agent.secrets.get(step.tool, frozenset()) if agent else frozenset()
     arguments = [{**a, "value": SECRET_SHOWN} if a.get("name") in secret else a for a in step.arguments]
-    return {"step": step.index, "tool": step.tool, "status": step.status, "arguments": arguments,
+    # ``run``: step numbers count from 1 in every run, so a page tells one run's step 1 from another's.
+    return {"step": step.index, "run": step.run_id, "tool": step.tool, "status": step.status, "arguments": arguments,
             "result": step.result, "error": step.error or None}

@@ -35,6 +35,10 @@ export function decodePause(raw) {
     question: text(p.question),
     arguments: list(p.arguments).filter((a) => a && typeof a === "object").map((a) => ({
       name: text(a.name), value: formatValue(a.value), origin: text(a.origin),
+      // The number itself, for showing it as the person's language writes it (lib/words.js, numberWords).
+      // (kept when a decoded pause is decoded again, as the chat does with the words it adds)
+      number: typeof a.value === "number" && Number.isFinite(a.value) ? a.value
+        : typeof a.number === "number" && Number.isFinite(a.number) && formatValue(a.value) === String(a.number) ? a.number : null,
     })),
     // Each argument's words in the thread's language, by name (the server's; absent from older servers).
     labels: Object.fromEntries(Object.entries(p.labels && typeof p.labels === "object" && !Array.isArray(p.labels) ? p.labels : {})

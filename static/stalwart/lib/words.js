@@ -86,3 +86,30 @@ const OUTCOMES = {
 export function outcomeKey(status) {
   return OUTCOMES[status] ?? null;
 }
+
+// A number as the person wrote it, or as their language writes it (docs/widget.md, "Numbers"):
+// "cobre 99,90" shows 99,90, never the 99.9 the server computes with.
+const NUMBER_IN_TEXT = /\d[\d.,]*\d|\d/g;
+
+/** `token` ("99,90", "1.234,5", "99.90") read as a number the way `lang` writes it, or NaN. */
+export function readNumber(token, lang) {
+  const pt = String(lang || "").toLowerCase().startsWith("pt");
+  const plain = pt ? token.replace(/\./g, "").replace(",", ".") : token.replace(/,/g, "");
+  return /^\d+(\.\d+)?$/.test(plain) ? Number(plain) : NaN;
+}
+
+/** A number argument's words: the very token the person typed where the turn holds one of the
+ * same value (`typed` origin), else the number in `lang`'s own writing (99.9 -> "99,9" in pt-BR). */
+export function numberWords(value, lang, turn = "", origin = "") {
+  if (typeof value !== "number" || !Number.isFinite(value)) return null;
+  if (origin === "typed" && turn) {
+    for (const token of String(turn).match(NUMBER_IN_TEXT) || []) {
+      if (readNumber(token, lang) === value) return token;
+    }
+  }
+  try {
+    return new Intl.NumberFormat(lang || "en", { useGrouping: false, maximumFractionDigits: 20 }).format(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -6,7 +6,9 @@ import { SSEParser } from "../../../static/stalwart/lib/sse.js";
 import {
   decodeAnswer, decodeError, decodeEvent, decodePause, decodeRollback, formatValue, newThreadId, replyWithout, resumeBody,
 } from "../../../static/stalwart/lib/wire.js";
-import { answerKey, argumentWords, originWord, reasonWord, titleWord, toolWords } from "../../../static/stalwart/lib/words.js";
+import {
+  answerKey, argumentWords, numberWords, originWord, readNumber, reasonWord, titleWord, toolWords,
+} from "../../../static/stalwart/lib/words.js";
 
 const PAUSE = {
   id: "p-1", kind: "confirm", tool: "charge_card", question: "Run charge_card?",
@@ -17,13 +19,13 @@ const PAUSE = {
 test("a PAUSE decodes with every field typed; values become text", () => {
   const p = decodePause(PAUSE);
   assert.deepEqual(p.arguments, [
-    { name: "amount", value: "40", origin: "typed" }, { name: "order_id", value: "4411", origin: "typed" },
+    { name: "amount", value: "40", origin: "typed", number: 40 }, { name: "order_id", value: "4411", origin: "typed", number: null },
   ]);
   assert.equal(p.kind, "confirm");
   assert.equal(p.ask, null);
   const odd = decodePause({ id: 7, arguments: [null, { name: "x", value: { a: [1] }, origin: "model" }], reasons: "write" });
   assert.equal(odd.id, "7");
-  assert.deepEqual(odd.arguments, [{ name: "x", value: '{"a":[1]}', origin: "model" }]);
+  assert.deepEqual(odd.arguments, [{ name: "x", value: '{"a":[1]}', origin: "model", number: null }]);
   assert.deepEqual(odd.reasons, []);
   assert.equal(decodePause(decodePause(PAUSE)).arguments[0].value, "40");
 });
@@ -133,4 +135,31 @@ test("an event decodes to {id, type, data}; unreadable data is dropped", () => {
     { id: 7, type: "answered", data: { interrupt: "p-1" } });
   assert.equal(decodeEvent({ id: "8", event: "reply", data: "{not json" }), null);
   assert.equal(decodeEvent({ id: "", event: "step", data: "{}" }).id, null);
+});
+
+test("a typed number shows as the person typed it; another in the language's own writing", () => {
+  assert.equal(numberWords(99.9, "pt-BR", "cobre 99,90 no pedido 5001", "typed"), "99,90");
+  assert.equal(numberWords(99.9, "en", "charge 99.90 to order 5001", "typed"), "99.90");
+  assert.equal(numberWords(1234.5, "pt-BR", "cobre 1.234,50 no pedido 5001", "typed"), "1.234,50");
+  // Not typed (or not in the turn): the language's writing, never grouped like an id.
+  assert.equal(numberWords(99.9, "pt-BR", "cobre 99,90", "result:1"), "99,9");
+  assert.equal(numberWords(99.9, "pt-BR", "", "typed"), "99,9");
+  assert.equal(numberWords(4411, "en", "", "computed"), "4411");
+  assert.equal(numberWords(40, "pt-BR", "cobre 40 no pedido 4411", "typed"), "40");
+  // A token of another value is never borrowed: 5001 is not the amount.
+  assert.equal(numberWords(50.01, "pt-BR", "cobre no pedido 5001", "typed"), "50,01");
+  assert.equal(numberWords("40", "pt-BR"), null);
+  assert.equal(numberWords(Number.NaN, "pt-BR"), null);
+  assert.equal(readNumber("99,90", "pt-BR"), 99.9);
+  assert.equal(readNumber("99.90", "en"), 99.9);
+  assert.ok(Number.isNaN(readNumber("9,9,9", "pt-BR")));
+});
+
+test("a decoded pause decoded again keeps its numbers (the chat adds its words and decodes it anew)", () => {
+  const once = decodePause(PAUSE);
+  const twice = decodePause({ ...once, words: "charge card", turn: "charge 40 to order 4411" });
+  assert.equal(twice.arguments[0].number, 40);
+  // A value changed since (a staff edit) is not shown with the old number.
+  const edited = decodePause({ ...once, arguments: [{ ...once.arguments[0], value: "41" }] });
+  assert.equal(edited.arguments[0].number, null);
 });
