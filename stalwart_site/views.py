@@ -55,8 +55,12 @@ def chat_view(request: HttpRequest) -> HttpResponse:
     asked = request.GET.get("language", "")
     kept = request.COOKIES.get(LANGUAGE_COOKIE, "")
     chosen = asked if asked in LANGUAGE_NAMES else kept if kept in LANGUAGE_NAMES else ""
-    # The switch (or its cookie) first, then the browser's Accept-Language, then the agent's own.
-    language = chosen or browser_language(request.headers.get("Accept-Language", "")) or registry.choose_language(agent)
+    # The switch (or its cookie) first. An agent that reads Portuguese speaks it to every browser (the
+    # widget's pt-BR table is the one it ships with, docs/widget.md); an English one speaks the browser's
+    # Accept-Language, then its own.
+    own = registry.choose_language(agent)
+    browser = browser_language(request.headers.get("Accept-Language", ""))
+    language = chosen or (own if own == "pt-BR" else browser or own)
     response = render(request, "chat.html", {
         "agent": agent, "language": language, "django_language": language.lower(), "modules": WIDGET_MODULES,
         "languages": [{"code": code, "name": name, "current": code == language}

@@ -57,3 +57,13 @@ def test_the_switch_wins_over_the_browser_and_its_cookie_is_kept(shop_dir: Path)
 ])
 def test_browser_language_reads_the_header_by_its_q_values(header: str, language: str) -> None:
     assert browser_language(header) == language
+
+
+@pytest.mark.parametrize("accept", ["en-US,en;q=0.9", "", "fr-FR"])
+def test_a_portuguese_agent_speaks_portuguese_to_an_english_browser(shop_dir: Path, accept: str) -> None:
+    # Its turns are read in Portuguese: the page that sends them speaks it too, unless the switch says English.
+    from catalogue.models import AgentSetting
+
+    AgentSetting.objects.create(agent="Shop", language="pt-BR")
+    assert _page(Client(), accept=accept) == ("pt-BR", "pt-BR", "Português")
+    assert _page(Client(), "/?language=en", accept=accept) == ("en", "en", "English")
