@@ -22,9 +22,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpR
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-from django.utils.timesince import timesince
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -40,8 +40,10 @@ from approvals.admin.answers import (
     answered_words,
     back_to,
     decision_of,
+    language_name,
     outcome_of,
     row_token,
+    said_after,
     stale_message,
     when,
 )
@@ -49,7 +51,7 @@ from approvals.admin.filters import AgentFilter, GraphFilter, SourceFilter, Stat
 from approvals.admin.paging import QueueChangeList, QueuePaginator
 from approvals.admin.results import row_url
 from approvals.admin.rows import call_words, first_reason, irreversible_mark, source_words, time_left
-from approvals.words import decision_words, origin_words, reason_words
+from approvals.words import decision_words, origin_words, proposer_words, reason_words, since_words
 from catalogue import registry
 from catalogue.agentfile import AgentFileError
 from threads.engine import edited_by, pause_answer, pause_edit, successor_of, token_for
@@ -63,6 +65,7 @@ ROW_DECISIONS = ("approve", "skip")  # a confirm's answers on its row (cancel_al
 
 
 CONSOLE_MIRRORED = ("approve", "reject")
+PERSON_DOORS = ("http", "agui")  # a run these doors start is a person's turn
 
 
 def buttons_of(pause: Interrupt) -> list[str]:
@@ -214,7 +217,7 @@ class InterruptAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("age"), ordering="created_at")
     def age_column(self, pause: Interrupt) -> str:
-        age = timesince(pause.created_at)
+        age = since_words(pause.created_at)
         if pause.expires_at and pause.status == Interrupt.Status.OPEN:
             return gettext("{age} (deadline {deadline})").format(age=age, deadline=when(pause.expires_at))
         return age
@@ -311,12 +314,23 @@ class InterruptAdmin(admin.ModelAdmin):
         p = pause.payload
         ask = p.get("ask") or {}
         is_open = pause.status == Interrupt.Status.OPEN
+        run = pause.run
+        client = run.proposed_by if run.proposed_via == "mcp" else ""
+        # A person's own turn (a delegate pause hands it to a model): what they wrote, as they wrote it.
+        person = pause.kind == Interrupt.Kind.DELEGATE or run.proposed_via in PERSON_DOORS
+        then = said_after(pause, pause.answered_at) if pause.status == Interrupt.Status.ANSWERED else ""
         return {
+            "proposer": proposer_words(run.proposed_via, run.proposed_by) or source_words(pause),
+            "turn": run.text if person else "",
+            "then": then,
+            "then_language": language_name(run.language)
+            if then and run.language.split("-")[0] != (get_language() or "en").split("-")[0] else "",
             "title": gettext("Pause: {tool}").format(tool=pause.tool or pause.get_kind_display()),
             "opts": self.opts,
             "pause": pause,
             "question": p.get("question", ""),
-            "arguments": [{"name": a.get("name"), "value": a.get("value"), "origin": origin_words(str(a.get("origin", "")))}
+            "arguments": [{"name": a.get("name"), "value": a.get("value"),
+                           "origin": origin_words(str(a.get("origin", "")), client=client)}
                           for a in p.get("arguments", [])],
             "reasons": [reason_words(r) for r in p.get("reasons", [])],
             "irreversible": bool(p.get("irreversible")),
@@ -353,6 +367,7 @@ class InterruptAdmin(admin.ModelAdmin):
             # Only what the page offers: a mirrored pause's edit or respond needs what its bridge sends with it.
             messages.error(request, str(MESSAGE_NOT_OFFERED).format(decision=decision_words(decision) or "—"))
             return HttpResponseRedirect(back_to(request, reverse("admin:threads_interrupt_change", args=[pause.pk])))
+        since = timezone.now()  # what the run says from now on is what it did with this answer
         try:
             result = pause_answer(thread_id=pause.thread_id, pause_id=pause.pk, decision=decision,
                                   token=str(request.POST.get("token", "")), answer=answer,
@@ -369,7 +384,7 @@ class InterruptAdmin(admin.ModelAdmin):
             else:
                 failed = outcome_of(pause, result) == "failed"
                 (messages.warning if failed else messages.success)(
-                    request, answered_message(pause, decision, result))
+                    request, answered_message(pause, decision, result, since))
         return HttpResponseRedirect(back_to(request, reverse("admin:threads_interrupt_change", args=[pause.pk])))
 
     def edit_view(self, request: HttpRequest, object_id: str) -> HttpResponse:

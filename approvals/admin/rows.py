@@ -15,11 +15,10 @@ from typing import Any
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.timesince import timeuntil
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from approvals.words import reason_words
+from approvals.words import reason_words, until_words
 from threads.models import Interrupt
 
 VALUE_LIMIT = 40  # characters of one value in a row; the pause page shows it whole
@@ -86,7 +85,7 @@ def time_left(pause: Interrupt, now: Any = None) -> SafeString | str:
     elif pause.expires_at <= now:
         left = format_html('<span class="queue-overdue">{}</span>', OVERDUE)
     else:
-        left = gettext("in {time}").format(time=timeuntil(pause.expires_at, now))
+        left = gettext("in {time}").format(time=until_words(pause.expires_at, now))
     return format_html("{} {}", left, format_html(" ".join(["{}"] * len(marks)), *marks)) if marks \
         else format_html("{}", left)
 
