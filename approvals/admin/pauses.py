@@ -40,10 +40,8 @@ from approvals.admin.answers import (
     answered_words,
     back_to,
     decision_of,
-    language_name,
     outcome_of,
     row_token,
-    said_after,
     stale_message,
     when,
 )
@@ -51,7 +49,8 @@ from approvals.admin.filters import AgentFilter, GraphFilter, SourceFilter, Stat
 from approvals.admin.paging import QueueChangeList, QueuePaginator
 from approvals.admin.results import row_url
 from approvals.admin.rows import call_words, first_reason, irreversible_mark, source_words, time_left
-from approvals.words import decision_words, origin_words, proposer_words, reason_words, since_words
+from approvals.admin.story import story_of
+from approvals.words import decision_words, origin_words, reason_words, since_words
 from catalogue import registry
 from catalogue.agentfile import AgentFileError
 from threads.engine import edited_by, pause_answer, pause_edit, successor_of, token_for
@@ -62,10 +61,7 @@ from threads.models import PAUSE_ANSWERS, Interrupt, Step, Thread
 ANSWER_PERMISSION = "threads.answer_interrupt"
 MAX_NAMESAKES = 500  # the sessions' threads of one id a search by that id lists
 ROW_DECISIONS = ("approve", "skip")  # a confirm's answers on its row (cancel_all needs its page)
-
-
 CONSOLE_MIRRORED = ("approve", "reject")
-PERSON_DOORS = ("http", "agui")  # a run these doors start is a person's turn
 
 
 def buttons_of(pause: Interrupt) -> list[str]:
@@ -314,23 +310,15 @@ class InterruptAdmin(admin.ModelAdmin):
         p = pause.payload
         ask = p.get("ask") or {}
         is_open = pause.status == Interrupt.Status.OPEN
-        run = pause.run
-        client = run.proposed_by if run.proposed_via == "mcp" else ""
-        # A person's own turn (a delegate pause hands it to a model): what they wrote, as they wrote it.
-        person = pause.kind == Interrupt.Kind.DELEGATE or run.proposed_via in PERSON_DOORS
-        then = said_after(pause, pause.answered_at) if pause.status == Interrupt.Status.ANSWERED else ""
+        story = story_of(pause)
         return {
-            "proposer": proposer_words(run.proposed_via, run.proposed_by) or source_words(pause),
-            "turn": run.text if person else "",
-            "then": then,
-            "then_language": language_name(run.language)
-            if then and run.language.split("-")[0] != (get_language() or "en").split("-")[0] else "",
+            **story,
             "title": gettext("Pause: {tool}").format(tool=pause.tool or pause.get_kind_display()),
             "opts": self.opts,
             "pause": pause,
             "question": p.get("question", ""),
             "arguments": [{"name": a.get("name"), "value": a.get("value"),
-                           "origin": origin_words(str(a.get("origin", "")), client=client)}
+                           "origin": origin_words(str(a.get("origin", "")), client=story["client"])}
                           for a in p.get("arguments", [])],
             "reasons": [reason_words(r) for r in p.get("reasons", [])],
             "irreversible": bool(p.get("irreversible")),

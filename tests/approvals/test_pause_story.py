@@ -132,7 +132,7 @@ def test_recent_actions_read_in_words_in_the_readers_language(shop_fresh):
     index = text_of(staff.get("/admin/").content.decode())
     assert "Answered “Approve”: confirm, charge_card" in index and "confirm charge_card (open)" not in index
     pt = text_of(staff.get("/admin/", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode())
-    assert "Respondido “Aprovar”: confirmação, charge_card" in pt and "Ações recentes" in pt
+    assert "Respondida “Aprovar”: confirmação, charge_card" in pt and "Ações recentes" in pt
 
 
 def test_a_duration_under_a_minute_is_never_zero_minutes():

@@ -64,9 +64,13 @@ def test_a_mirrored_pause_approved_in_the_console_resumes_the_graph(served, chro
     assert pause["id"] in page.content()
     page.goto(f"{server.url}/admin/threads/interrupt/{pause['id']}/change/")
     assert page.locator("button[name=decision]").all_inner_texts() == ["Approve", "Reject"]
+    assert page.inner_text(".pause-proposer") == "the LangGraph graph mail"
     page.click("button[value=approve]")
-    assert "Answered: Approve." in page.inner_text(".messagelist")
+    said = page.inner_text(".messagelist")
+    assert "Answered: Approve." in said and "The reply: “done: " in said  # what the graph then did
     assert len(shop.charges("4411")) == 1
+    page.goto(f"{server.url}/admin/threads/interrupt/{pause['id']}/change/")
+    assert page.inner_text(".pause-then").startswith("done: ")
     assert httpx.get(f"{server.url}/threads/{thread}/interrupts", timeout=60.0).json()["interrupts"] == []
     page.context.close()
 
