@@ -101,9 +101,9 @@ def queue_result_list_tag(cl: Any) -> dict[str, Any]:
 # ``Interrupt.__str__`` said it then ("confirm charge_card (open)") and what was done
 # ("answered: approve", "answered: skip (bulk)", "edited: {...}"), said again in words
 # in the reader's language (the log keeps codes, never one language's words).
-LOG_ANSWERED = _("Answered “{decision}”: {kind}, {tool}")
-LOG_ANSWERED_BULK = _("Answered “{decision}” from the list: {kind}, {tool}")
-LOG_EDITED = _("Edited: {kind}, {tool}")
+LOG_ANSWERED = _("Answered “{decision}”: {call}")
+LOG_ANSWERED_BULK = _("Answered “{decision}” from the list: {call}")
+LOG_EDITED = _("Edited: {call}")
 _PAUSE_REPR = re.compile(r"^(?P<kind>[a-z_]+) (?P<tool>.*?) ?\((?P<status>[a-z_]+)\)$")
 _DONE = re.compile(r"^(?P<what>answered|edited): ?(?P<decision>[a-z_]*)(?P<bulk> \(bulk\))?")
 
@@ -119,9 +119,9 @@ def log_words(entry: Any) -> str:
     if shown is None or done is None:
         return str(entry.object_repr)
     kind = shown["kind"]
-    words = {"kind": Interrupt.Kind(kind).label if kind in Interrupt.Kind.values else kind,
-             "tool": shown["tool"] or "—"}
+    kind_words = str(Interrupt.Kind(kind).label) if kind in Interrupt.Kind.values else kind
+    call = f"{kind_words}, {shown['tool']}" if shown["tool"] else kind_words  # a delegate pause has no tool
     if done["what"] == "edited":
-        return str(LOG_EDITED).format(**words)
+        return str(LOG_EDITED).format(call=call)
     said = LOG_ANSWERED_BULK if done["bulk"] else LOG_ANSWERED
-    return str(said).format(decision=decision_words(done["decision"]) or done["decision"], **words)
+    return str(said).format(decision=decision_words(done["decision"]) or done["decision"], call=call)

@@ -29,12 +29,14 @@ WORDS = {
               "origin": "the calling agent wrote it (MCP client {client})",
               "turn": "What the person wrote", "then": "What the run then did",
               "reason": "no tool reads what the person wrote: approving hands it to the agent's model",
-              "decline": "Decline", "answered": "Answered: Decline."},
+              "decline": "Decline", "answered": "Answered: Decline.",
+              "recent": "Answered “Decline”: delegate", "form": ["Name:", "Privileges:", "Context values:"]},
     "pt-BR": {"proposer": "o cliente MCP {client}, pela chave dele",
               "origin": "o agente que chamou escreveu (cliente MCP {client})",
               "turn": "O que a pessoa escreveu", "then": "O que a execução fez depois",
               "reason": "nenhuma ferramenta lê o que a pessoa escreveu: aprovar entrega a mensagem ao modelo do agente",
-              "decline": "Recusar", "answered": "Respondida: Recusar."},
+              "decline": "Recusar", "answered": "Respondida: Recusar.",
+              "recent": "Respondida “Recusar”: delegação", "form": ["Nome:", "Privilégios:", "Valores de contexto:"]},
 }
 
 
@@ -110,4 +112,28 @@ def test_the_pause_page_tells_who_asked_what_was_written_and_what_the_run_then_d
     page.goto(f"{gateway.url}/admin/threads/interrupt/{delegate['id']}/change/")
     assert words["then"] in page.inner_text("#content-main") and page.inner_text(".pause-then").strip()
     page.screenshot(path=str(SHOTS / f"pause-delegate-answered-{locale}-light.png"), full_page=True)
+    # The index's recent actions say the answer in words, in the reader's language.
+    page.goto(f"{gateway.url}/admin/")
+    assert page.locator("#recent-actions-module .actionlist a").first.inner_text() == words["recent"]
+    page.screenshot(path=str(SHOTS / f"index-recent-{locale}-light.png"), full_page=True)
     context.close()
+
+
+@pytest.mark.parametrize("locale", ["en-US", "pt-BR"])
+def test_the_mcp_client_form_reads_capitalised_labels(gateway, data_dir, chromium, locale):
+    name = f"o{uuid.uuid4().hex[:6]}"
+    password = createstaff(data_dir, name, operator=True)
+    for scheme in ("light", "dark"):
+        context = chromium.new_context(locale=locale, color_scheme=scheme, viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        if scheme == "light":
+            sign_in(page, gateway.url, name, password)
+        else:
+            page.goto(f"{gateway.url}/admin/login/")
+            page.fill("#id_username", name)
+            page.fill("#id_password", f"a-long-new-password-{name}")
+            page.click("input[type=submit]")
+        page.goto(f"{gateway.url}/admin/doors_mcp/mcpclient/add/")
+        assert page.locator("form label").all_inner_texts()[:3] == WORDS[locale]["form"]
+        page.screenshot(path=str(SHOTS / f"mcp-client-form-{locale}-{scheme}.png"), full_page=True)
+        context.close()
