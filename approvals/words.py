@@ -42,6 +42,7 @@ PROPOSERS = {
     "mcp": _("the MCP client {name}, by its key"),
     "mcp:local": _("a local MCP client with no key (loopback or stdio)"),
     "langgraph": _("the LangGraph graph {name}"),
+    "langchain": _("the model of the LangChain agent {name} (its tool call)"),
     "agui": _("a person's turn, through an AG-UI client"),
     "http": _("a person's turn, in the chat or through the HTTP API"),
     "python": _("the Python API"),

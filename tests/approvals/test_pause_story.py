@@ -55,6 +55,7 @@ def test_who_proposed_reads_in_words_for_each_door():
     assert proposer_words("mcp", "shop-desk") == "the MCP client shop-desk, by its key"
     assert proposer_words("mcp", "local") == "a local MCP client with no key (loopback or stdio)"
     assert proposer_words("langgraph", "shop-graph") == "the LangGraph graph shop-graph"
+    assert proposer_words("langchain", "Shop") == "the model of the LangChain agent Shop (its tool call)"
     assert proposer_words("agui") == "a person's turn, through an AG-UI client"
     assert proposer_words("http") == "a person's turn, in the chat or through the HTTP API"
     assert proposer_words("") == ""  # a run stored before the door was recorded: the page falls back
