@@ -37,6 +37,7 @@ OUTCOMES = {
 }
 MESSAGE_REPLY = _("The reply: “{reply}”")
 MESSAGE_REPLY_IN = _("The reply, in {language} (the thread's language): “{reply}”")
+MESSAGE_GRAPH = _("What the graph then returned: “{reply}”")  # a mirrored pause's graph, once it carried on
 MESSAGE_NEXT = _("Next open pause: {kind}, {tool} ({thread})")
 MESSAGE_NONE_OPEN = _("No pause is open now.")
 MESSAGE_STALE_WON = _("Nothing changed: this pause was already answered “{decision}” by {who} ({when}).")
@@ -167,7 +168,9 @@ def answered_message(pause: Interrupt, decision: str, result: Answer, since: Any
     if outcome is not None:
         parts.append(str(outcome))
     reply = said_after(pause, since) or (result.reply.text if result.reply else "").strip()
-    if reply:
+    if reply and pause.payload.get("handback"):  # the graph's own output: no person was told it
+        parts.append(str(MESSAGE_GRAPH).format(reply=reply))
+    elif reply:
         parts.append(reply_words(reply, pause.run.language))
     said = " ".join(parts)
     # The same thread's next pause first (the run may wait again), else the oldest open one.

@@ -19,15 +19,18 @@ PERSON_DOORS = ("http", "agui")  # a run these doors start is a person's turn
 
 def story_of(pause: Interrupt) -> dict[str, Any]:
     """``proposer``, ``client`` (the MCP client named beside an agent's values), ``turn``,
-    ``then`` and ``then_language`` (the reply's language, when it is not the console's)."""
+    ``then``, ``then_graph`` (it is a mirrored graph's output) and ``then_language`` (the reply's
+    language, when it is not the console's)."""
     run = pause.run
     person = pause.kind == Interrupt.Kind.DELEGATE or run.proposed_via in PERSON_DOORS
     then = said_after(pause, pause.answered_at) if pause.status == Interrupt.Status.ANSWERED else ""
+    graph = bool(pause.payload.get("handback"))
     other = run.language.split("-")[0] != (get_language() or "en").split("-")[0]
     return {
         "proposer": proposer_words(run.proposed_via, run.proposed_by) or source_words(pause),
         "client": run.proposed_by if run.proposed_via == "mcp" else "",
         "turn": run.text if person else "",
         "then": then,
-        "then_language": language_name(run.language) if then and other else "",
+        "then_graph": graph,
+        "then_language": language_name(run.language) if then and other and not graph else "",
     }

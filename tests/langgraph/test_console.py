@@ -120,6 +120,9 @@ def test_an_answered_mirrored_pause_says_who_asked_and_what_the_graph_then_did(m
     assert "the LangGraph graph mail" in page
     done = answer(staff, pause["id"], page, "approve").content.decode()
     # The graph's output, once handed its answer, is the run's reply: in the message and on the page.
-    assert "The reply: “done: sent to ana@example.com”" in html.unescape(done)
+    assert "What the graph then returned: “done: sent to ana@example.com”" in html.unescape(done)
     again = html.unescape(pause_page(staff, pause["id"]))
     assert "What the run then did" in again and "done: sent to ana@example.com" in again
+    assert "What the graph returned once it carried on with this answer." in again
+    pt = html.unescape(pause_page(make_staff("bia", language="pt-BR"), pause["id"]))
+    assert "O que o grafo devolveu" in pt and "Como foi dito à pessoa" not in pt  # no person was told it
