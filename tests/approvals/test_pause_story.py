@@ -159,3 +159,13 @@ def test_the_mcp_client_form_labels_read_as_djangos_do(db):
     pt = text_of(make_staff("opa", operator=True, language="pt-BR").get("/admin/doors_mcp/mcpclient/add/")
                  .content.decode())
     assert "Privilégios:" in pt
+
+
+def test_the_pairing_pages_wait_is_said_in_plural_forms():
+    from approvals.views import DETAIL_TOO_MANY
+
+    assert DETAIL_TOO_MANY % {"seconds": 1} == "Too many wrong codes. Try again in 1 second."
+    assert DETAIL_TOO_MANY % {"seconds": 30} == "Too many wrong codes. Try again in 30 seconds."
+    with translation.override("pt-br"):
+        assert DETAIL_TOO_MANY % {"seconds": 1} == "Códigos errados demais. Tente de novo em 1 segundo."
+        assert DETAIL_TOO_MANY % {"seconds": 30} == "Códigos errados demais. Tente de novo em 30 segundos."
