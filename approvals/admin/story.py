@@ -27,7 +27,7 @@ def story_of(pause: Interrupt) -> dict[str, Any]:
     graph = bool(pause.payload.get("handback"))
     other = run.language.split("-")[0] != (get_language() or "en").split("-")[0]
     return {
-        "proposer": proposer_words(run.proposed_via, run.proposed_by) or source_words(pause),
+        "proposer": source_words(pause) if not run.proposed_via else proposer_words(run.proposed_via, run.proposed_by),
         "client": run.proposed_by if run.proposed_via == "mcp" else "",
         "turn": run.text if person else "",
         "then": then,

@@ -169,3 +169,17 @@ def test_the_pairing_pages_wait_is_said_in_plural_forms():
     with translation.override("pt-br"):
         assert DETAIL_TOO_MANY % {"seconds": 1} == "Códigos errados demais. Tente de novo em 1 segundo."
         assert DETAIL_TOO_MANY % {"seconds": 30} == "Códigos errados demais. Tente de novo em 30 segundos."
+
+
+def test_the_queue_row_names_the_mcp_client_that_proposed_the_call(shop_fresh):
+    pause_id = mcp_pause("shop-desk")
+    own = make_pause("t-row", "charge 40 to order 4411")
+    staff = make_staff()
+    page = text_of(staff.get("/admin/threads/interrupt/").content.decode())
+    assert "Shop · MCP client shop-desk" in page and "Shop · a person's turn" in page
+    pt = text_of(make_staff("bia", language="pt-BR").get("/admin/threads/interrupt/").content.decode())
+    assert "Shop · cliente MCP shop-desk" in pt
+    # Kept with the pause for the row, never shown to a door.
+    from threads.engine import pause_read
+
+    assert "proposer" not in json.dumps(pause_read(pause_id).to_json()) and own["id"]
