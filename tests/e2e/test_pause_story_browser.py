@@ -30,13 +30,13 @@ WORDS = {
               "turn": "What the person wrote", "then": "What the run then did",
               "reason": "no tool reads what the person wrote: approving hands it to the agent's model",
               "decline": "Decline", "answered": "Answered: Decline.",
-              "recent": "Answered “Decline”: delegate", "form": ["Name:", "Privileges:", "Context values:"]},
+              "recent": "Answered “Decline”: delegate", "row": "MCP client {client}", "form": ["Name:", "Privileges:", "Context values:"]},
     "pt-BR": {"proposer": "o cliente MCP {client}, pela chave dele",
               "origin": "o agente que chamou escreveu (cliente MCP {client})",
               "turn": "O que a pessoa escreveu", "then": "O que a execução fez depois",
               "reason": "nenhuma ferramenta lê o que a pessoa escreveu: aprovar entrega a mensagem ao modelo do agente",
               "decline": "Recusar", "answered": "Respondida: Recusar.",
-              "recent": "Respondida “Recusar”: delegação", "form": ["Nome:", "Privilégios:", "Valores de contexto:"]},
+              "recent": "Respondida “Recusar”: delegação", "row": "cliente MCP {client}", "form": ["Nome:", "Privilégios:", "Valores de contexto:"]},
 }
 
 
@@ -91,6 +91,11 @@ def test_the_pause_page_tells_who_asked_what_was_written_and_what_the_run_then_d
         origins = page.locator(".pause-arguments td.origin").all_inner_texts()
         assert origins == [words["origin"].format(client=client)] * 2, origins
         page.screenshot(path=str(SHOTS / f"pause-mcp-{locale}-{scheme}.png"), full_page=True)
+        # The queue's row names the client too.
+        page.goto(f"{gateway.url}/admin/threads/interrupt/?q=charge_card")
+        row = page.locator("#result_list tr", has=page.locator(f"a[href*='{mcp['id']}']")).first
+        assert words["row"].format(client=client) in row.inner_text()
+        page.screenshot(path=str(SHOTS / f"queue-mcp-{locale}-{scheme}.png"), full_page=True)
         # A delegate pause: what the person wrote, and the reason in words.
         page.goto(f"{gateway.url}/admin/threads/interrupt/{delegate['id']}/change/")
         assert words["turn"] in page.inner_text("#content-main")
