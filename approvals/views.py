@@ -11,6 +11,7 @@ from django.contrib.auth import login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from approvals.pairing import PAIR_MINUTES, pairing_code_claim, pairing_failure_record, pairing_retry_after
@@ -22,7 +23,8 @@ __all__ = ["PAIR_MINUTES", "pair_view"]
 security = logging.getLogger("stalwart.security")
 LOCAL_STAFF = "local-staff"
 DETAIL_BAD_CODE = _("That code is not valid (codes work once, for ten minutes).")
-DETAIL_TOO_MANY = _("Too many wrong codes. Try again in {seconds} seconds.")
+DETAIL_TOO_MANY = ngettext_lazy("Too many wrong codes. Try again in %(seconds)d second.",
+                                "Too many wrong codes. Try again in %(seconds)d seconds.", "seconds")
 
 
 def _page(request: HttpRequest, error: str, status: int = 200) -> HttpResponse:
@@ -42,7 +44,7 @@ def pair_view(request: HttpRequest) -> HttpResponse:
     if wait:
         # Refused unread, the right code too: otherwise the limit would only slow a guesser down.
         security.warning("pairing tries from %s refused for %s s (too many wrong codes)", client, wait)
-        response = _page(request, str(DETAIL_TOO_MANY).format(seconds=wait), status=429)
+        response = _page(request, DETAIL_TOO_MANY % {"seconds": wait}, status=429)
         response["Retry-After"] = str(wait)
         return response
     if pairing_code_claim(code=str(request.POST.get("code", ""))):

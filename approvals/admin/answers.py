@@ -14,13 +14,13 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext
+from django.utils.translation import get_language, get_language_info, gettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals.words import decision_words
 from threads.engine import Answer, token_for
 from threads.errors import InvalidAnswer
-from threads.models import Interrupt
+from threads.models import Interrupt, Message
 from threads.tokens import pause_token
 
 MESSAGE_ANSWERED = _("Answered: {decision}.")
@@ -36,6 +36,8 @@ OUTCOMES = {
     "undone": _("It was undone."),
 }
 MESSAGE_REPLY = _("The reply: “{reply}”")
+MESSAGE_REPLY_IN = _("The reply, in {language} (the thread's language): “{reply}”")
+MESSAGE_GRAPH = _("What the graph then returned: “{reply}”")  # a mirrored pause's graph, once it carried on
 MESSAGE_NEXT = _("Next open pause: {kind}, {tool} ({thread})")
 MESSAGE_NONE_OPEN = _("No pause is open now.")
 MESSAGE_STALE_WON = _("Nothing changed: this pause was already answered “{decision}” by {who} ({when}).")
@@ -130,15 +132,46 @@ def outcome_of(pause: Interrupt, result: Answer) -> str:
     step = result.step(pause.step.index) if pause.step_id else None
     return step.status if step else ""
 
-def answered_message(pause: Interrupt, decision: str, result: Answer) -> str:
-    """Answered, what came of it (ran, failed: with the reply), and a link to the next open pause."""
+def said_after(pause: Interrupt, since: Any) -> str:
+    """What the pause's run said from ``since`` on (its replies; a mirrored run: what the graph
+    did once handed its answer), oldest first; "" when it said nothing yet."""
+    if since is None:
+        return ""
+    texts = Message.objects.filter(run_id=pause.run_id, role=Message.Role.ASSISTANT,
+                                   created_at__gte=since).order_by("created_at").values_list("text", flat=True)
+    return "\n".join(t.strip() for t in texts if t.strip())
+
+
+def language_name(code: str) -> str:
+    """A language's name in the console's language ("inglês"), else its code."""
+    try:
+        return str(get_language_info(code)["name_translated"]).lower()
+    except KeyError:
+        return code
+
+
+def reply_words(reply: str, language: str) -> str:
+    """The run's reply quoted as it was said to the person, in the thread's language; that
+    language named when it is not the console's (the console does not translate a reply)."""
+    mine = (get_language() or "en").lower()
+    theirs = (language or "en").lower()
+    if theirs.split("-")[0] == mine.split("-")[0]:
+        return str(MESSAGE_REPLY).format(reply=reply)
+    return str(MESSAGE_REPLY_IN).format(reply=reply, language=language_name(language))
+
+
+def answered_message(pause: Interrupt, decision: str, result: Answer, since: Any = None) -> str:
+    """Answered, what came of it (ran, failed), what the run then said (its reply, a graph's
+    output, read back from ``since``: the moment before the answer), and a link to the next open pause."""
     parts = [str(MESSAGE_ANSWERED).format(decision=decision_words(decision))]
     outcome = OUTCOMES.get(outcome_of(pause, result))
     if outcome is not None:
         parts.append(str(outcome))
-    reply = (result.reply.text if result.reply else "").strip()
-    if reply:
-        parts.append(str(MESSAGE_REPLY).format(reply=reply))
+    reply = said_after(pause, since) or (result.reply.text if result.reply else "").strip()
+    if reply and pause.payload.get("handback"):  # the graph's own output: no person was told it
+        parts.append(str(MESSAGE_GRAPH).format(reply=reply))
+    elif reply:
+        parts.append(reply_words(reply, pause.run.language))
     said = " ".join(parts)
     # The same thread's next pause first (the run may wait again), else the oldest open one.
     open_ = Interrupt.objects.filter(status=Interrupt.Status.OPEN).exclude(pk=pause.pk)

@@ -22,9 +22,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpR
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
-from django.utils.timesince import timesince
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -49,7 +49,8 @@ from approvals.admin.filters import AgentFilter, GraphFilter, SourceFilter, Stat
 from approvals.admin.paging import QueueChangeList, QueuePaginator
 from approvals.admin.results import row_url
 from approvals.admin.rows import call_words, first_reason, irreversible_mark, source_words, time_left
-from approvals.words import decision_words, origin_words, reason_words
+from approvals.admin.story import story_of
+from approvals.words import decision_words, origin_words, reason_words, since_words
 from catalogue import registry
 from catalogue.agentfile import AgentFileError
 from threads.engine import edited_by, pause_answer, pause_edit, successor_of, token_for
@@ -60,8 +61,6 @@ from threads.models import PAUSE_ANSWERS, Interrupt, Step, Thread
 ANSWER_PERMISSION = "threads.answer_interrupt"
 MAX_NAMESAKES = 500  # the sessions' threads of one id a search by that id lists
 ROW_DECISIONS = ("approve", "skip")  # a confirm's answers on its row (cancel_all needs its page)
-
-
 CONSOLE_MIRRORED = ("approve", "reject")
 
 
@@ -214,7 +213,7 @@ class InterruptAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("age"), ordering="created_at")
     def age_column(self, pause: Interrupt) -> str:
-        age = timesince(pause.created_at)
+        age = since_words(pause.created_at)
         if pause.expires_at and pause.status == Interrupt.Status.OPEN:
             return gettext("{age} (deadline {deadline})").format(age=age, deadline=when(pause.expires_at))
         return age
@@ -311,12 +310,15 @@ class InterruptAdmin(admin.ModelAdmin):
         p = pause.payload
         ask = p.get("ask") or {}
         is_open = pause.status == Interrupt.Status.OPEN
+        story = story_of(pause)
         return {
+            **story,
             "title": gettext("Pause: {tool}").format(tool=pause.tool or pause.get_kind_display()),
             "opts": self.opts,
             "pause": pause,
             "question": p.get("question", ""),
-            "arguments": [{"name": a.get("name"), "value": a.get("value"), "origin": origin_words(str(a.get("origin", "")))}
+            "arguments": [{"name": a.get("name"), "value": a.get("value"),
+                           "origin": origin_words(str(a.get("origin", "")), client=story["client"])}
                           for a in p.get("arguments", [])],
             "reasons": [reason_words(r) for r in p.get("reasons", [])],
             "irreversible": bool(p.get("irreversible")),
@@ -353,6 +355,7 @@ class InterruptAdmin(admin.ModelAdmin):
             # Only what the page offers: a mirrored pause's edit or respond needs what its bridge sends with it.
             messages.error(request, str(MESSAGE_NOT_OFFERED).format(decision=decision_words(decision) or "—"))
             return HttpResponseRedirect(back_to(request, reverse("admin:threads_interrupt_change", args=[pause.pk])))
+        since = timezone.now()  # what the run says from now on is what it did with this answer
         try:
             result = pause_answer(thread_id=pause.thread_id, pause_id=pause.pk, decision=decision,
                                   token=str(request.POST.get("token", "")), answer=answer,
@@ -369,7 +372,7 @@ class InterruptAdmin(admin.ModelAdmin):
             else:
                 failed = outcome_of(pause, result) == "failed"
                 (messages.warning if failed else messages.success)(
-                    request, answered_message(pause, decision, result))
+                    request, answered_message(pause, decision, result, since))
         return HttpResponseRedirect(back_to(request, reverse("admin:threads_interrupt_change", args=[pause.pk])))
 
     def edit_view(self, request: HttpRequest, object_id: str) -> HttpResponse:

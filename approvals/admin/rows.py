@@ -15,11 +15,10 @@ from typing import Any
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.timesince import timeuntil
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from approvals.words import reason_words
+from approvals.words import LOCAL_CLIENT, reason_words, until_words
 from threads.models import Interrupt
 
 VALUE_LIMIT = 40  # characters of one value in a row; the pause page shows it whole
@@ -27,6 +26,10 @@ CALL_LIMIT = 140
 
 SOURCE_TURN = _("a person's turn")
 SOURCE_AGENT = _("an agent's call (MCP gateway)")
+# Short, for the row (the pause's page says it whole: ``approvals.words.proposer_words``).
+SOURCE_MCP = _("MCP client {name}")
+SOURCE_LOCAL_MCP = _("a local MCP client")
+SOURCES = {"langgraph": _("LangGraph graph {name}"), "langchain": _("LangChain agent {name}")}
 IRREVERSIBLE = _("Irreversible")
 ESCALATED = _("escalated")
 OVERDUE = _("past its deadline")
@@ -86,13 +89,21 @@ def time_left(pause: Interrupt, now: Any = None) -> SafeString | str:
     elif pause.expires_at <= now:
         left = format_html('<span class="queue-overdue">{}</span>', OVERDUE)
     else:
-        left = gettext("in {time}").format(time=timeuntil(pause.expires_at, now))
+        left = gettext("in {time}").format(time=until_words(pause.expires_at, now))
     return format_html("{} {}", left, format_html(" ".join(["{}"] * len(marks)), *marks)) if marks \
         else format_html("{}", left)
 
 
 def source_words(pause: Interrupt) -> str:
-    """Where the call came from: a call an agent proposed carries arguments of origin ``agent``."""
+    """Where the call came from: who proposed its run (kept with the pause), else, for a pause
+    stored before that was kept, a call an agent proposed carries arguments of origin ``agent``."""
+    proposer = (pause.payload or {}).get("proposer")
+    if isinstance(proposer, dict):
+        door, name = str(proposer.get("door") or ""), str(proposer.get("name") or "")
+        if door == "mcp":
+            return str(SOURCE_LOCAL_MCP) if name in ("", LOCAL_CLIENT) else str(SOURCE_MCP).format(name=name)
+        if door in SOURCES and name:
+            return str(SOURCES[door]).format(name=name)
     arguments = (pause.payload or {}).get("arguments") or []
     if any(isinstance(a, dict) and a.get("origin") == "agent" for a in arguments):
         return str(SOURCE_AGENT)

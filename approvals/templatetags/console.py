@@ -13,15 +13,17 @@ keeps both up to date from the staff stream.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import template
 from django.urls import reverse
 from django.utils.formats import number_format
-from django.utils.timesince import timesince
+from django.utils.translation import gettext_lazy as _
 
 from approvals.admin.paging import COUNT_CAP
 from approvals.admin.results import queue_result_list
+from approvals.words import decision_words, since_words
 from threads.models import Interrupt
 
 register = template.Library()
@@ -84,7 +86,7 @@ def queue_summary(context: Any) -> list[dict[str, Any]]:
             continue
         count = int(pauses.order_by().values("pk")[:COUNT_CAP + 1].count())
         out.append({"kind": kind, "label": label, "count": count, "words": count_words(count),
-                    "oldest": timesince(oldest), "url": f"{queue}?kind__exact={kind}"})
+                    "oldest": since_words(oldest), "url": f"{queue}?kind__exact={kind}"})
     return out
 
 
@@ -93,3 +95,33 @@ def queue_result_list_tag(cl: Any) -> dict[str, Any]:
     """``{% result_list cl %}`` with the queue's rows (``approvals.admin.results``), in the
     admin's own ``change_list_results.html``."""
     return queue_result_list(cl)
+
+
+# A pause's entry in the admin's log, as ``InterruptAdmin`` writes it: its object as
+# ``Interrupt.__str__`` said it then ("confirm charge_card (open)") and what was done
+# ("answered: approve", "answered: skip (bulk)", "edited: {...}"), said again in words
+# in the reader's language (the log keeps codes, never one language's words).
+LOG_ANSWERED = _("Answered “{decision}”: {call}")
+LOG_ANSWERED_BULK = _("Answered “{decision}” from the list: {call}")
+LOG_EDITED = _("Edited: {call}")
+_PAUSE_REPR = re.compile(r"^(?P<kind>[a-z_]+) (?P<tool>.*?) ?\((?P<status>[a-z_]+)\)$")
+_DONE = re.compile(r"^(?P<what>answered|edited): ?(?P<decision>[a-z_]*)(?P<bulk> \(bulk\))?")
+
+
+@register.filter
+def log_words(entry: Any) -> str:
+    """A recent action in words: a pause's answer or edit ("Answered “Aprovar”: confirmar, charge_card");
+    any other entry as Django wrote it."""
+    ct = getattr(entry, "content_type", None)
+    if ct is None or (ct.app_label, ct.model) != ("threads", "interrupt"):
+        return str(entry.object_repr)
+    shown, done = _PAUSE_REPR.match(entry.object_repr or ""), _DONE.match(entry.change_message or "")
+    if shown is None or done is None:
+        return str(entry.object_repr)
+    kind = shown["kind"]
+    kind_words = str(Interrupt.Kind(kind).label) if kind in Interrupt.Kind.values else kind
+    call = f"{kind_words}, {shown['tool']}" if shown["tool"] else kind_words  # a delegate pause has no tool
+    if done["what"] == "edited":
+        return str(LOG_EDITED).format(call=call)
+    said = LOG_ANSWERED_BULK if done["bulk"] else LOG_ANSWERED
+    return str(said).format(decision=decision_words(done["decision"]) or done["decision"], call=call)

@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from doors.agui import events as ev
 from doors.agui import runs
 from doors.agui.resumes import resume
-from threads.engine import Answer, ReplayKey, turn_submit
+from threads.engine import Answer, Proposer, ReplayKey, turn_submit
 from threads.errors import PausesPending, StalwartError
 
 
@@ -60,7 +60,7 @@ def _turn(req: runs.Request, message_id: str, text: str) -> list[BaseEvent]:
     try:
         answer = turn_submit(thread_id=req.key, session_hash=req.session_hash, text=text, language=req.language,
                              context=req.context, privileges=req.privileges, agent=req.agent, replay=asked,
-                             if_nothing_waits=True)
+                             if_nothing_waits=True, proposer=Proposer(door=runs.DOOR))
     except PausesPending as err:
         waiting = ", ".join(p["id"] for p in err.extra.get("waiting", []))
         raise runs.AguiError("pending_interrupts", _(

@@ -42,6 +42,7 @@ from doors.langgraph.requests import caller_config, check_thread
 from doors.langgraph.values import asks_of, digest, is_tool_approval, jsonable
 from threads.engine import (
     PauseView,
+    Proposer,
     ReplayKey,
     ReplayView,
     handback_close,
@@ -164,7 +165,7 @@ class Bridge:
         return pause_mirror(
             thread_id=thread_id, session_hash=self.session_hash, agent=self.name, run_id=run_id,
             text=str(_("The graph {graph} waits at interrupt {id}.")).format(graph=self.name, id=interrupt_id),
-            asks=asks_of(value), replay=key,
+            asks=asks_of(value), replay=key, proposer=Proposer(door=DOOR, name=self.name),
             source={"source": DOOR, "graph": self.name, "thread": graph_thread, "interrupt": interrupt_id,
                     "per_call": is_tool_approval(value), "deadlines": self.deadlines,
                     "escalate_after": self.escalate_after})

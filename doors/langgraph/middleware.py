@@ -109,7 +109,7 @@ class StalwartMiddleware(AgentMiddleware):  # type: ignore[type-arg]
 
     def _checked(self, request: Any) -> ToolMessage:
         # The engine on use: this module is imported before Django starts (the public class starts it).
-        from threads.engine import ReplayKey, Via, call_propose, pause_answer, replay_keep, run_read
+        from threads.engine import Proposer, ReplayKey, Via, call_propose, pause_answer, replay_keep, run_read
 
         call = request.tool_call
         tool, arguments, call_id = str(call["name"]), dict(call.get("args") or {}), str(call.get("id") or "")
@@ -124,7 +124,7 @@ class StalwartMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             answer = call_propose(thread_id=thread_id, session_hash=self.session_hash, tool=tool,
                                   arguments=arguments, origin="model", agent=self.agent, privileges=self.privileges,
                                   session_taint=True, text=f"{tool} {json.dumps(arguments, default=str)}",
-                                  replay=replay)
+                                  replay=replay, proposer=Proposer(door=DOOR, name=self.agent))
         except CallRefused as refused:  # an unknown tool, arguments that do not fit: nothing stored, nothing run
             text = DETAIL_REFUSED.format(tool=tool, rule=refused.rule, sentence=refused.detail)
             return ToolMessage(content=text, name=tool, tool_call_id=call_id, status="error")

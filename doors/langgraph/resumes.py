@@ -35,8 +35,8 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from doors.langgraph.bridge import Bridge, GraphFailed
-from doors.langgraph.values import decision_of, is_hitl, is_tool_approval, jsonable
-from threads.engine import ReplayView, replays_settle, replays_settled, run_read
+from doors.langgraph.values import decision_of, is_hitl, is_tool_approval, jsonable, output_words
+from threads.engine import ReplayView, handback_said, replays_settle, replays_settled, run_read
 
 log = logging.getLogger("stalwart.langgraph")
 
@@ -130,6 +130,9 @@ def send(bridge: Bridge, graph_thread: str, rows: list[ReplayView], resume: dict
         raise GraphFailed(str(DETAIL_GRAPH_FAILED).format(error=type(exc).__name__)) from exc
     bridge.retries.pop(graph_thread, None)
     replays_settled(ids)
+    said = output_words(jsonable(output))
+    if said:  # what the graph did, kept with the runs it was handed back from (the pause's page shows it)
+        handback_said(run_ids=[r.run for r in rows], text=said)
     answer = bridge.sync(graph_thread)
     answer.update(resumed=True, output=jsonable(output))
     return answer

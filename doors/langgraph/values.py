@@ -21,6 +21,7 @@ graph's output (its messages) as JSON.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -119,3 +120,24 @@ def decision_of(step: StepView) -> dict[str, Any]:
     if decision in ("reject", "skip"):
         return {"type": "reject", **({"message": message} if message else {})}
     return {"type": "reject", "message": NO_ANSWER}  # no one answered it: never an approval
+
+
+OUTPUT_LIMIT = 2000  # characters of a graph's output kept as its mirrored run's reply
+
+
+def output_words(output: Any) -> str:
+    """A graph's output (``jsonable``) as the console shows it once the graph
+    carried on: its last message's text where its state has messages, else its
+    state as JSON; shortened past ``OUTPUT_LIMIT``."""
+    messages = output.get("messages") if isinstance(output, Mapping) else None
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    content = last.get("content") if isinstance(last, Mapping) else None
+    if isinstance(content, list):  # content blocks: their text parts
+        content = " ".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping)).strip()
+    if isinstance(content, str) and content.strip():
+        said = content.strip()
+    elif output in (None, {}, []):
+        return ""
+    else:
+        said = json.dumps(output, ensure_ascii=False, default=str)
+    return said if len(said) <= OUTPUT_LIMIT else said[:OUTPUT_LIMIT - 1] + "…"

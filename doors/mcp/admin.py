@@ -12,21 +12,25 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.functional import lazy
+from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from doors.mcp.clients import mcp_client_create, mcp_client_revoke
 from doors.mcp.models import McpClient
 
+capfirst_lazy = lazy(capfirst, str)  # a form's own labels read as Django's model-field labels do: "Privileges"
+
 MESSAGE_KEY = _("The key of {name}, shown this once: {key} (copy it now; Stalwart keeps only its hash).")
 
 
 class McpClientForm(forms.ModelForm):  # type: ignore[type-arg]
     privileges_text = forms.CharField(
-        label=_("privileges"), required=False,
+        label=capfirst_lazy(_("privileges")), required=False,
         help_text=_("The privileges its calls carry, separated by commas (for example: refunds)."))
     context_text = forms.CharField(
-        label=_("context values"), required=False, widget=forms.Textarea(attrs={"rows": 3}),
+        label=capfirst_lazy(_("context values")), required=False, widget=forms.Textarea(attrs={"rows": 3}),
         help_text=_('What its calls carry as context, as JSON (for example: {"customer": "c-208"}): an argument '
                     "of that name takes the value, with origin context."))
 

@@ -38,6 +38,7 @@ from doors.mcp.models import McpClient
 from threads.engine import (
     Outcome,
     PauseView,
+    Proposer,
     ReplayKey,
     Via,
     call_propose,
@@ -143,7 +144,8 @@ def call_start(caller: Caller, agent: AgentSpec, tool: str, arguments: dict[str,
         answer = call_propose(thread_id=caller.thread_id, session_hash=caller.session_hash, tool=tool,
                               arguments=arguments, origin="agent", agent=agent.name, context=caller.context,
                               privileges=caller.privileges, session_taint=True, replay=asked,
-                              text=f"{caller.name}: {tool} {canonical(arguments)}")
+                              text=f"{caller.name}: {tool} {canonical(arguments)}",
+                              proposer=Proposer(door=DOOR, name=caller.name))
     except CallRefused as refused:  # refused before anything was stored: an unknown tool, arguments that do not fit
         return Held(Outcome(status="refused", run="", rule=refused.rule, sentence=str(refused.detail)))
     replay_id = answer.replayed.id if answer.replayed is not None else answer.replay_id

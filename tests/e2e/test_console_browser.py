@@ -171,7 +171,8 @@ def test_with_a_portuguese_browser_the_pause_page_has_no_english_left(server, da
         context.close()
     # Every line the English page shows that the Portuguese page also shows must be data, not interface.
     data = {thread, customer.key(thread), pause["id"], "charge_card", "amount", "40", "order_id", "4411", "English",
-            "Português Brasileiro", "EVA", "BIA"}
+            "Português Brasileiro", "EVA", "BIA",
+            "charge 40 to order 4411"}  # what the person wrote, quoted as they wrote it
     english = {line.strip() for line in texts["en-US"].splitlines() if line.strip()}
     portuguese = {line.strip() for line in texts["pt-BR"].splitlines() if line.strip()}
     left = {line for line in english & portuguese if line not in data and not line.isdigit()}

@@ -111,3 +111,18 @@ def test_a_signed_resume_through_the_http_api_resumes_the_graph_at_once(mirrored
     assert done.status_code == 200, done.content
     assert graphs.SENT == [{"to": "ana@example.com", "body": "hi"}] and resumed(bridge)
     assert Interrupt.objects.get(pk=pause["id"]).answered_via == "signed_channel"
+
+
+def test_an_answered_mirrored_pause_says_who_asked_and_what_the_graph_then_did(mirrored):
+    _, pause = mirrored
+    staff = make_staff()
+    page = pause_page(staff, pause["id"])
+    assert "the LangGraph graph mail" in page
+    done = answer(staff, pause["id"], page, "approve").content.decode()
+    # The graph's output, once handed its answer, is the run's reply: in the message and on the page.
+    assert "What the graph then returned: “done: sent to ana@example.com”" in html.unescape(done)
+    again = html.unescape(pause_page(staff, pause["id"]))
+    assert "What the run then did" in again and "done: sent to ana@example.com" in again
+    assert "What the graph returned once it carried on with this answer." in again
+    pt = html.unescape(pause_page(make_staff("bia", language="pt-BR"), pause["id"]))
+    assert "O que o grafo devolveu" in pt and "Como foi dito à pessoa" not in pt  # no person was told it

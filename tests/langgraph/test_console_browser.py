@@ -64,9 +64,30 @@ def test_a_mirrored_pause_approved_in_the_console_resumes_the_graph(served, chro
     assert pause["id"] in page.content()
     page.goto(f"{server.url}/admin/threads/interrupt/{pause['id']}/change/")
     assert page.locator("button[name=decision]").all_inner_texts() == ["Approve", "Reject"]
+    assert page.inner_text(".pause-proposer") == "the LangGraph graph mail"
     page.click("button[value=approve]")
-    assert "Answered: Approve." in page.inner_text(".messagelist")
+    said = page.inner_text(".messagelist")
+    assert "Answered: Approve." in said and "What the graph then returned: “done: " in said
     assert len(shop.charges("4411")) == 1
+    page.goto(f"{server.url}/admin/threads/interrupt/{pause['id']}/change/")
+    assert page.inner_text(".pause-then").startswith("done: ")
+    page.context.close()
+    # The answered pause, as staff read it in each language and scheme: who asked, and what the graph then did.
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for locale, proposer, then in (("en-US", "the LangGraph graph mail", "What the run then did"),
+                                   ("pt-BR", "o grafo LangGraph mail", "O que a execução fez depois")):
+        for scheme in ("light", "dark"):
+            context = chromium.new_context(locale=locale, color_scheme=scheme, viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+            page.goto(f"{server.url}/admin/login/")
+            page.fill("#id_username", "ana")
+            page.fill("#id_password", "a-long-new-password-ana")
+            page.click("input[type=submit]")
+            page.goto(f"{server.url}/admin/threads/interrupt/{pause['id']}/change/")
+            assert page.inner_text(".pause-proposer") == proposer and then in page.inner_text("#content-main")
+            page.screenshot(path=str(SHOTS / f"langgraph-answered-{locale}-{scheme}.png"), full_page=True)
+            context.close()
+    page = chromium.new_context(locale="en-US").new_page()
     assert httpx.get(f"{server.url}/threads/{thread}/interrupts", timeout=60.0).json()["interrupts"] == []
     page.context.close()
 

@@ -43,6 +43,7 @@ def test_a_write_interrupts_with_a_hitl_request_and_stalwarts_pause_and_runs_onc
     assert value["review_configs"] == [{"action_name": "charge_card", "allowed_decisions": ["approve", "reject"]}]
     pause = Interrupt.objects.get(pk=value["stalwart"]["pause_id"])
     assert pause.status == Interrupt.Status.OPEN and pause.tool == "charge_card" and value["stalwart"]["token"]
+    assert (pause.run.proposed_via, pause.run.proposed_by) == ("langchain", pause.run.agent)  # the console says who
     assert shop.charges("4411") == []
     agent.invoke(Command(resume={pending.id: {"decisions": [{"type": "approve"}]}}), CONFIG)
     assert len(shop.charges("4411")) == 1

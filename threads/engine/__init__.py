@@ -58,11 +58,12 @@ from threads.engine.deadlines import deadlines_sweep, pauses_escalate_due, pause
 from threads.engine.decisions import edited_by
 from threads.engine.edits import successor_of
 from threads.engine.events import PAUSE_CHANGE, STAFF_GROUP, pause_change, publisher_start, thread_group
-from threads.engine.handback import handback_close, handback_edit, pause_mirror
+from threads.engine.handback import handback_close, handback_edit, handback_said, pause_mirror
 from threads.engine.history import RunHistory, pause_read, thread_check, thread_history, thread_latest
 from threads.engine.lease import worker_id
 from threads.engine.notify import NOTICE_ESCALATION, NOTICE_EXPIRED, NOTICE_WAITING, Notifier, PauseClosed
 from threads.engine.pauses import present, token_for
+from threads.engine.proposers import Proposer
 from threads.engine.reads import open_pauses
 from threads.engine.reconcile import heartbeats, sweep_once
 from threads.engine.replays import (
@@ -102,9 +103,9 @@ from threads.engine.views import (
 __all__ = [
     "NOTICE_ESCALATION", "NOTICE_EXPIRED", "NOTICE_WAITING", "OUTCOMES", "PAUSE_CHANGE", "PAUSE_DECISIONS", "STAFF_GROUP",
     "STEP_ENDED", "STEP_FINISHED", "Answer", "Answers", "Notifier", "Outcome", "PauseAnswer", "PauseClosed",
-    "PauseKind", "PauseStatus", "PauseView", "Refusal", "ReplayKey", "ReplayView", "Reply", "RunHistory", "RunStatus",
+    "PauseKind", "PauseStatus", "PauseView", "Proposer", "Refusal", "ReplayKey", "ReplayView", "Reply", "RunHistory", "RunStatus",
     "StepStatus", "StepView", "Via",
-    "call_propose", "deadlines_sweep", "digest", "edited_by", "handback_close", "handback_edit", "heartbeats",
+    "call_propose", "deadlines_sweep", "digest", "edited_by", "handback_close", "handback_edit", "handback_said", "heartbeats",
     "open_pauses", "pause_answer", "pause_change", "pause_edit", "pause_mirror", "pause_read", "pauses_answer",
     "pauses_escalate_due", "pauses_expire_due", "present", "publisher_start", "replay_delivered", "replay_expire",
     "replay_keep", "replay_release", "replays_find", "replays_settle", "replays_settled", "replays_take_over",

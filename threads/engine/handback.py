@@ -35,6 +35,7 @@ from threads.engine.decisions import DETAIL_STALE, pause_find
 from threads.engine.lifecycle import run_status_set, step_status_set
 from threads.engine.pauses import pause_close, pause_open, run_pauses_close, token_for
 from threads.engine.progress import Progress, new_id
+from threads.engine.proposers import Proposer
 from threads.engine.reads import replayed_answer, run_answer, stale_body
 from threads.engine.replays import Replayed, ReplayKey, replay_take_new
 from threads.engine.storable import storable_copy
@@ -57,7 +58,7 @@ def _arguments(values: dict[str, Any], origin: str) -> list[dict[str, Any]]:
 
 def pause_mirror(*, thread_id: str, session_hash: str, agent: str, run_id: str, text: str,
                  asks: list[dict[str, Any]], source: dict[str, Any], language: str = "en",
-                 replay: ReplayKey | None = None) -> Answer:
+                 replay: ReplayKey | None = None, proposer: Proposer | None = None) -> Answer:
     """Mirror one interrupt as the run ``run_id`` of ``thread_id``: one step
     and one open pause per entry of ``asks`` (``{"kind": "confirm" | "ask",
     "tool", "arguments": {...}, "origin", "choices", "question", "ask"?,
@@ -65,7 +66,8 @@ def pause_mirror(*, thread_id: str, session_hash: str, agent: str, run_id: str, 
     (where the interrupt came from). ``replay``: the mirror's row in the
     replay journal, taken with the run (of two processes mirroring the same
     interrupt at once, one mirrors it and the other gets its run,
-    ``Answer.replayed``). Mirrored already: the run as it is."""
+    ``Answer.replayed``). ``proposer``: the door and the graph, kept on the run
+    (the console says who asked). Mirrored already: the run as it is."""
     if replay is None and Run.objects.filter(pk=run_id).exists():
         return run_answer(Run.objects.get(pk=run_id))
     # The graph's own values, shown to a person: what PostgreSQL cannot hold is shown as U+FFFD, never a failure
@@ -76,7 +78,9 @@ def pause_mirror(*, thread_id: str, session_hash: str, agent: str, run_id: str, 
             thread, created = thread_open(thread_id=thread_id, session_hash=session_hash, agent=agent)
             taken = replay_take_new(replay, thread_id=thread_id, run_id=run_id) if replay is not None else None
             run = Run.objects.create(id=run_id, thread=thread, agent=agent, language=language, text=text,
-                                     plan={"handback": source, "calls": []})
+                                     plan={"handback": source, "calls": []},
+                                     proposed_via=proposer.door if proposer else "",
+                                     proposed_by=(proposer.name if proposer else "")[:200])
             message = Message.objects.create(id=new_id("m"), thread=thread, run=run, role=Message.Role.PERSON,
                                              text=text, language=language)
             u.event(Event.Type.TURN, {"run": run.id, "message": message.id, "text": text, "language": language,
@@ -165,3 +169,15 @@ def handback_close(*, run_id: str, by: str = "") -> list[str]:
         closed = run_pauses_close(u, run, status=Interrupt.Status.SUPERSEDED, by=by)  # their steps: cancelled
         run_status_set(run, Run.Status.SUPERSEDED, expect=(Run.Status.WAITING, Run.Status.RUNNING))
     return closed
+
+
+def handback_said(*, run_ids: list[str], text: str) -> None:
+    """What the system that asked did once it was handed its answers (a graph's
+    output, in words), kept as each mirrored run's reply: the console shows it
+    on the pause's page. A run stored no more (``reset-demo``) is passed over."""
+    said = storable_copy(text)
+    for run in Run.objects.filter(pk__in=run_ids).order_by("created_at"):
+        with unit(run.thread_id) as u:
+            message = Message.objects.create(id=new_id("m"), thread_id=run.thread_id, run=run,
+                                             role=Message.Role.ASSISTANT, text=said, language=run.language)
+            u.event(Event.Type.REPLY, {"run": run.id, "message": message.id, "text": message.text})

@@ -55,8 +55,11 @@ def pause_open(u: Unit, *, run: Run, step: Step | None, kind: str, tool: str, pa
     pid = pause_id(run_id=run.id, step=index, kind=kind, generation=generation,
                    arguments=[payload.get("arguments"), *asked])
     expires, escalate_at = pause_times(run, kind, timezone.now())
+    # Who proposed the run, kept with the pause too, so the console's queue row says it without a join
+    # (never shown to a door: ``pause_view`` picks what it shows).
+    proposer = {"proposer": {"door": run.proposed_via, "name": run.proposed_by}} if run.proposed_via else {}
     pause = Interrupt(id=pid, thread_id=run.thread_id, run=run, step=step, agent=run.agent, kind=kind, tool=tool,
-                      payload={**payload, "choices": list(choices or PAUSE_ANSWERS[kind])},
+                      payload={**payload, **proposer, "choices": list(choices or PAUSE_ANSWERS[kind])},
                       expires_at=expires, escalate_at=escalate_at)
     if insert_new(pause):
         # The event keeps what was asked, never the token (tokens are not stored; docs/http-api.md, "GET

@@ -45,6 +45,7 @@ from threads.engine.execute import Prepared
 from threads.engine.lifecycle import step_status_set
 from threads.engine.notify import not_notified
 from threads.engine.progress import Progress, new_id
+from threads.engine.proposers import Proposer
 from threads.engine.reads import replayed_answer, run_answer
 from threads.engine.replays import Replayed, ReplayKey, replay_release, replay_take_new
 from threads.engine.replies import reply_write
@@ -88,7 +89,7 @@ def given_checked(*, thread_id: str, context: dict[str, Any] | None, text: str) 
 def turn_submit(*, thread_id: str, session_hash: str, text: str, language: str | None = None,
                 context: dict[str, Any] | None = None, privileges: list[str] | tuple[str, ...] = (),
                 agent: str | None = None, replay: ReplayKey | None = None,
-                if_nothing_waits: bool = False) -> Answer:
+                if_nothing_waits: bool = False, proposer: Proposer | None = None) -> Answer:
     """A person's turn (``POST /threads/{id}/messages``). ``replay``: the turn
     may come again (an ``Idempotency-Key``, an AG-UI message id);
     ``if_nothing_waits``: refused with ``PausesPending`` while a pause of the
@@ -98,7 +99,7 @@ def turn_submit(*, thread_id: str, session_hash: str, text: str, language: str |
     try:
         return answer_of(_turn(thread_id=thread_id, session_hash=session_hash, text_=text, language=language,
                                context=context, privileges=privileges, agent_name=agent, replay=replay,
-                               if_nothing_waits=if_nothing_waits))
+                               if_nothing_waits=if_nothing_waits, proposer=proposer))
     except Replayed as again:
         return replayed_answer(again.row)
 
@@ -106,7 +107,8 @@ def turn_submit(*, thread_id: str, session_hash: str, text: str, language: str |
 def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dict[str, Any],
                  origin: str = "agent", agent: str | None = None, language: str | None = None,
                  context: dict[str, Any] | None = None, privileges: list[str] | tuple[str, ...] = (),
-                 text: str = "", session_taint: bool = False, replay: ReplayKey | None = None) -> Answer:
+                 text: str = "", session_taint: bool = False, replay: ReplayKey | None = None,
+                 proposer: Proposer | None = None) -> Answer:
     """One call another agent (or a model) proposes, as a run of one step:
     the same check, pauses, receipts and console as a turn's call, with every
     argument of ``origin``, but for those the ``context`` gives (origin
@@ -117,7 +119,8 @@ def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dic
     thread). ``text`` is what the thread's trace shows as the turn.
     ``replay``: the call's row in the replay journal, taken with the run (of
     two identical proposals at once, one run and one pause; the other is
-    answered with it, ``Answer.replayed``)."""
+    answered with it, ``Answer.replayed``). ``proposer``: who proposed it (an MCP
+    client's name, a graph's agent), which the console shows."""
     spec = registry.get_agent(agent)
     with translation.override(spec.default_language):
         refusal = proposal_refusal(spec, tool, arguments)
@@ -142,7 +145,7 @@ def call_propose(*, thread_id: str, session_hash: str, tool: str, arguments: dic
             progress, steps, _ = run_start(u, thread=thread, agent=spec, text_=text or f"{tool} {arguments}",
                                         language=lang, plan=plan, calls=[call], context=context or {},
                                         privileges=list(privileges), new_thread=created, supersede=False,
-                                        run_id=run_id)
+                                        run_id=run_id, proposer=proposer)
             progress.replay_id = taken.pk if taken is not None else None
             if session_taint and not created:
                 run_taint_carry(progress.run)

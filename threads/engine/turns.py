@@ -26,6 +26,7 @@ from threads.engine.execute import Prepared
 from threads.engine.lifecycle import run_status_set, step_status_set, steps_status_set
 from threads.engine.pauses import overdue, pause_close, pause_open, present, thread_pauses
 from threads.engine.progress import Progress, new_id
+from threads.engine.proposers import Proposer
 from threads.engine.replays import ReplayKey, replay_release, replay_take_new
 from threads.engine.replies import reply_write
 from threads.engine.steps import steps_build
@@ -75,6 +76,7 @@ def turn_submit(
     agent_name: str | None = None,
     replay: ReplayKey | None = None,
     if_nothing_waits: bool = False,
+    proposer: Proposer | None = None,
 ) -> Progress:
     """A turn: planned, then stored and decided in one unit; a call the turn
     must send is claimed in it and sent after (``run_advance``). ``replay``:
@@ -99,7 +101,7 @@ def turn_submit(
         progress, steps, first = run_start(
             u, thread=thread, agent=agent, text_=text_, language=lang, plan=plan, calls=list(plan.calls),
             context=context or {}, privileges=list(privileges), new_thread=created,
-            withdrawn=withdrawn if taken_up else None, run_id=run_id)
+            withdrawn=withdrawn if taken_up else None, run_id=run_id, proposer=proposer)
         progress.replay_id = taken.pk if taken is not None else None
         prepared = None
         if not plan.read:
@@ -124,7 +126,8 @@ def turn_submit(
 def run_start(u: Unit, *, thread: Thread, agent: AgentSpec, text_: str, language: str, plan: Plan,
               calls: list[Call], context: dict[str, Any], privileges: list[str],
               new_thread: bool = False, supersede: bool = True, withdrawn: frozenset[str] | None = None,
-              run_id: str | None = None) -> tuple[Progress, list[Step], Decision | None]:
+              run_id: str | None = None,
+              proposer: Proposer | None = None) -> tuple[Progress, list[Step], Decision | None]:
     """Inside ``u``: what waited in the thread set aside (a person's new turn;
     ``supersede=False`` for a call an agent proposes, which waits beside the
     others), then the run, the message, its ``turn`` event and the calls as
@@ -143,6 +146,7 @@ def run_start(u: Unit, *, thread: Thread, agent: AgentSpec, text_: str, language
         id=run_id or new_id("r"), thread=thread, agent=agent.name, language=language, text=text_,
         plan={**plan.to_json(), **({"steps": agent.steps} if agent.steps else {})}, context=context,
         privileges=sorted(set(privileges)),
+        proposed_via=proposer.door if proposer else "", proposed_by=(proposer.name if proposer else "")[:200],
     )
     message = Message(id=new_id("m"), thread=thread, run=run, role=Message.Role.PERSON, text=text_,
                       language=language)

@@ -96,6 +96,9 @@ class Run(models.Model):
     rollback = models.JSONField(null=True, blank=True)  # the last rollback report (docs/http-api.md)
     saga = models.CharField(max_length=16, blank=True)  # while undoing: the status the run ends in
     health = models.CharField(max_length=24, blank=True)  # "" or the verdict that made it unhealthy (docs/http-api.md)
+    # Who proposed it (threads.engine.proposers): the door, and the caller's name where it has one.
+    proposed_via = models.CharField(max_length=16, blank=True, default="")
+    proposed_by = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
