@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET
 from approvals.words import origin_words
 from threads.engine import pause_read, run_read
 from threads.errors import NotFound
+from threads.models import Interrupt
 
 SALT = "stalwart.pause-status"
 REFRESH_SECONDS = 5
@@ -87,6 +88,10 @@ def pause_status_view(request: HttpRequest, pause_id: str, mac: str) -> HttpResp
     if pause is None:
         raise Http404
     language = _language(request)
+    # The MCP client that proposed the call (its key's name, or "local"), named beside the values it wrote.
+    payload = Interrupt.objects.filter(id=pause.id).values_list("payload", flat=True).first() or {}
+    proposer = payload.get("proposer") if isinstance(payload, dict) else None
+    client = str(proposer.get("name") or "") if isinstance(proposer, dict) and proposer.get("door") == "mcp" else ""
     with translation.override(language):
         state = _state(pause)
         response = render(request, "approvals/status.html", {
@@ -94,7 +99,8 @@ def pause_status_view(request: HttpRequest, pause_id: str, mac: str) -> HttpResp
             "open": state in ("waiting", "running", "outcome_unknown", "saga_stuck"),
             "refresh": REFRESH_SECONDS, "language": language,
             "arguments": [{"name": a["name"].replace("_", " "), "value": a.get("value"),
-                           "origin": origin_words(str(a.get("origin") or ""))} for a in pause.arguments],
+                           "origin": origin_words(str(a.get("origin") or ""), client=client)}
+                          for a in pause.arguments],
             "console": f"/admin/threads/interrupt/{pause.id}/change/",
             "languages": [{"code": code, "name": name, "current": code == language}
                           for code, name in LANGUAGES.items()],

@@ -183,3 +183,18 @@ def test_the_queue_row_names_the_mcp_client_that_proposed_the_call(shop_fresh):
     from threads.engine import pause_read
 
     assert "proposer" not in json.dumps(pause_read(pause_id).to_json()) and own["id"]
+
+
+def test_the_status_page_of_an_mcp_call_names_its_client_beside_its_values(shop_fresh):
+    # The person the client's URL elicitation sends there reads the same words as the console.
+    from approvals.status import status_url
+
+    pause_id = mcp_pause()
+    page = text_of(Client().get(status_url(pause_id)).content.decode())
+    assert "the calling agent wrote it (MCP client shop-desk)" in page
+    pt = text_of(Client().get(status_url(pause_id) + "?language=pt-BR").content.decode())
+    assert "o agente que chamou escreveu (cliente MCP shop-desk)" in pt
+    # Twin: a person's own turn names no client.
+    pause = make_pause("t-status-words", "charge 40 to order 4411")
+    page = text_of(Client().get(status_url(pause["id"])).content.decode())
+    assert "MCP client" not in page and "you typed it" in page
