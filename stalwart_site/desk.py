@@ -78,13 +78,13 @@ class Desk:
             language: str | None = None, privileges: list[str] | tuple[str, ...] = ()) -> Reply:
         """A turn. The Desk runs in the team's own process, so ``context`` and
         ``privileges`` are taken as given (no token: the process is trusted)."""
-        from threads.engine import turn_submit
+        from threads.engine import Proposer, turn_submit
 
         if isinstance(privileges, str):
             raise TypeError("privileges is a list of names, such as ['refunds'], not one string")
         return Reply.of(turn_submit(thread_id=self.key(thread), session_hash=self._session_hash, text=text,
                                     language=language, context=context, privileges=list(privileges),
-                                    agent=self.agent).to_json())
+                                    agent=self.agent, proposer=Proposer(door="python")).to_json())
 
     def waiting(self, thread: str) -> list[dict[str, Any]]:
         from threads.engine import open_pauses

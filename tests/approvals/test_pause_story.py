@@ -102,6 +102,13 @@ def test_a_person_turns_page_says_so_and_what_they_wrote(shop_fresh):
     assert "What the person wrote charge 40 to order 4411" in page
 
 
+def test_a_turn_through_the_python_api_says_so_and_what_was_written(shop_fresh, desk):
+    reply = desk.say("t-desk-story", "charge 40 to order 4411")
+    page = text_of(pause_page(make_staff(), reply.waiting[0]["id"]))
+    assert "Proposed by the Python API" in page
+    assert "What the person wrote charge 40 to order 4411" in page
+
+
 def test_a_delegate_pause_shows_the_persons_turn_and_after_an_answer_what_the_run_did(shop_fresh):
     customer = Client()
     body = customer.post("/threads/t-unread/messages", data=json.dumps({"text": "my parcel came crushed"}),
