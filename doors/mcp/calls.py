@@ -12,7 +12,8 @@ repeated after either finds its pause. A session's calls are one thread,
 ``call_start`` proposes a ``tools/call`` to the engine (``call_propose``:
 every argument of origin ``agent``, the key's context values of origin
 ``context``, taint kept across the session), naming it in the engine's
-replay journal by its tool and canonical arguments in the session. Of two
+replay journal by its tool and canonical arguments in the session (a read
+the check can only run or refuse takes no row: ``can_run_at_once``). Of two
 identical calls at once (one worker or two), the journal's constraint lets
 one propose; the other gets that call's run. An identical call later gets
 the same run while its outcome was not delivered (it re-attaches to its

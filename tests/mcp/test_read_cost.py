@@ -8,10 +8,9 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from threads.models import Replay, Run
-
 from doors.mcp import calls
 from tests.threads.test_query_counts import cost
+from threads.models import Replay, Run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
