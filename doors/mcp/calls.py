@@ -12,7 +12,8 @@ repeated after either finds its pause. A session's calls are one thread,
 ``call_start`` proposes a ``tools/call`` to the engine (``call_propose``:
 every argument of origin ``agent``, the key's context values of origin
 ``context``, taint kept across the session), naming it in the engine's
-replay journal by its tool and canonical arguments in the session. Of two
+replay journal by its tool and canonical arguments in the session (a read
+the check can only run or refuse takes no row: ``can_run_at_once``). Of two
 identical calls at once (one worker or two), the journal's constraint lets
 one propose; the other gets that call's run. An identical call later gets
 the same run while its outcome was not delivered (it re-attaches to its
@@ -134,12 +135,21 @@ def tools_shown(agent: AgentSpec) -> list[dict[str, Any]]:
     return shown
 
 
+def can_run_at_once(agent: AgentSpec, tool: str) -> bool:
+    """A read the check can only run or refuse, never pause (a read without ``egress``:
+    ``catalogue.check``): it takes no row in the replay journal. The journal keeps a write from
+    being sent twice and makes two identical calls one pause; a read run again is harmless, and
+    it never waits, so there is nothing to re-attach to (docs/decisions.md, "A gateway read's cost")."""
+    found = agent.tool(tool)
+    return found is not None and not found.is_write and not found.egress
+
+
 def call_start(caller: Caller, agent: AgentSpec, tool: str, arguments: dict[str, Any]) -> Held:
     """The call through the check, or the same call's run found again (see the module's docstring)."""
     identity = f"{tool}\n{canonical(arguments)}"
-    asked = ReplayKey(door=DOOR, kind="call", caller=caller.thread_id, identity=identity, fingerprint=identity,
-                      key=tool, meta={"client": caller.name, "tool": tool}, keep=agent.mcp.replay,
-                      keep_after_end=True)
+    asked = None if can_run_at_once(agent, tool) else ReplayKey(
+        door=DOOR, kind="call", caller=caller.thread_id, identity=identity, fingerprint=identity, key=tool,
+        meta={"client": caller.name, "tool": tool}, keep=agent.mcp.replay, keep_after_end=True)
     try:
         answer = call_propose(thread_id=caller.thread_id, session_hash=caller.session_hash, tool=tool,
                               arguments=arguments, origin="agent", agent=agent.name, context=caller.context,

@@ -41,9 +41,10 @@ from collections.abc import Callable
 from typing import Any
 
 import mcp.types as types
-from channels.db import database_sync_to_async
+from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.db import connections
 from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -86,10 +87,33 @@ TEXT_ASK_URL = _("{tool} waits for a person's approval: this page shows what bec
 STATUS_SHOWN = {"running": "waiting", "superseded": "cancelled"}
 
 
+def _connections_tidied() -> None:
+    """Around each ``db`` hop, as Channels' ``close_old_connections``, but a SQLite connection in
+    good order is kept for the thread's next hop: opening one (and its pragmas) cost a read about as
+    much as the statements it sends (docs/decisions.md, "A gateway read's cost"). The hops run on the
+    event loop's few worker threads, each with its own connection (Django's are per thread), so they
+    stay few; one in a transaction, after an error or with autocommit changed is closed as before.
+    PostgreSQL's connections go back to their pool."""
+    for conn in connections.all(initialized_only=True):
+        if (conn.vendor == "sqlite" and conn.connection is not None and not conn.in_atomic_block
+                and not conn.errors_occurred and conn.get_autocommit() == conn.settings_dict["AUTOCOMMIT"]):
+            continue
+        conn.close_if_unusable_or_obsolete()
+
+
+class _Hop(SyncToAsync):
+    def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
+        _connections_tidied()
+        try:
+            return super().thread_handler(loop, *args, **kwargs)
+        finally:
+            _connections_tidied()
+
+
 def db(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` in a worker thread of its own, as Channels runs the ORM from async code (its
-    connection closed after): held calls poll side by side, not one at a time."""
-    return database_sync_to_async(fn, thread_sensitive=False)  # type: ignore[no-any-return]
+    """``fn`` in a worker thread of the event loop's, as Channels runs the ORM from async code
+    (``_connections_tidied`` before and after): held calls poll side by side, not one at a time."""
+    return _Hop(fn, thread_sensitive=False)
 
 
 def wait_budget(configured: float | None, client_name: str) -> float:

@@ -43,7 +43,9 @@ def _renumbered(arg: dict[str, Any], offset: int) -> dict[str, Any]:
 def run_taint_carry(run: Run) -> None:
     """Inside the run's unit: the run is tainted by what tainted the thread's
     earlier runs (a ``reads_outside`` tool that ran in them)."""
-    earlier = Run.objects.filter(thread_id=run.thread_id).exclude(pk=run.pk).values_list("tainted_by", flat=True)
+    # Only the runs that were tainted: in SQL, so a long session's untainted runs are not read back each call.
+    earlier = (Run.objects.filter(thread_id=run.thread_id).exclude(pk=run.pk).exclude(tainted_by=[])
+               .values_list("tainted_by", flat=True))
     tainted = sorted({tool for tools in earlier for tool in (tools or [])} | set(run.tainted_by))
     if tainted != list(run.tainted_by):
         run.tainted_by = tainted
