@@ -16,7 +16,7 @@ export default {
   origin_computed: "calculated",
   origin_model: "the assistant wrote it",
   origin_result: "from an earlier step",
-  origin_agent: "the calling agent wrote it",
+  origin_agent: "from another assistant",
   reasonsTitle: "Why this needs you",
   irreversible: "Nothing can undo this step once it runs.",
   approve: "Approve",

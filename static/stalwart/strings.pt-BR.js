@@ -15,7 +15,7 @@ export default {
   origin_computed: "calculado",
   origin_model: "o assistente escreveu",
   origin_result: "de um passo anterior",
-  origin_agent: "o agente que chamou escreveu",
+  origin_agent: "de outro assistente",
   reasonsTitle: "Por que isso precisa de você",
   irreversible: "Nada pode desfazer este passo depois que ele for executado.",
   approve: "Aprovar",

@@ -149,7 +149,7 @@ def page_approves_a_charge(url: str) -> None:
         page.fill("#text", "charge 40 to order 4411")
         page.click("#send")
         page.locator(".card").wait_for(timeout=30_000)
-        assert "charge_card" in page.locator(".card").inner_text()
+        assert "Charge the card?" in page.locator(".card").inner_text()  # the card says what waits, in words
         page.reload()  # the card is still there: the pause is the server's
         page.locator(".card").wait_for(timeout=30_000)
         page.get_by_role("button", name="Approve").click()

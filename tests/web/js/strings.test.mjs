@@ -61,8 +61,3 @@ test("the pt-BR table has exactly the English table's keys, each with the same p
     assert.ok(ptBR[key].trim(), key);
   }
 });
-
-test("a value another agent wrote reads as the console and the status page say it, never as configuration", () => {
-  assert.equal(word("origin_agent", "en"), "the calling agent wrote it");
-  assert.equal(word("origin_agent", "pt-BR"), "o agente que chamou escreveu");
-});
