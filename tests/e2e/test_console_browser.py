@@ -63,6 +63,14 @@ def sign_in(page: Any, base: str, name: str, password: str) -> None:
     assert page.url.endswith("/admin/")
 
 
+def sign_in_again(page: Any, base: str, name: str) -> None:
+    """Sign in once more (another browser context), with the password ``sign_in`` chose."""
+    page.goto(f"{base}/admin/login/")
+    page.fill("#id_username", name)
+    page.fill("#id_password", f"a-long-new-password-{name}")
+    page.click("input[type=submit]")
+
+
 @pytest.fixture
 def chromium() -> Iterator[Any]:
     with sync_api.sync_playwright() as p:
@@ -196,10 +204,7 @@ def test_screenshots_of_the_console_in_both_languages_light_and_dark(server, dat
             if scheme == "light":
                 sign_in(page, server.url, name, password)
             else:
-                page.goto(f"{server.url}/admin/login/")
-                page.fill("#id_username", name)
-                page.fill("#id_password", f"a-long-new-password-{name}")
-                page.click("input[type=submit]")
+                sign_in_again(page, server.url, name)
             tag = f"{locale}-{scheme}"
             for label, path in (("queue", "/admin/threads/interrupt/"),
                                 ("pause", f"/admin/threads/interrupt/{pause['id']}/change/"),

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.test_console_browser import CHROMIUM, CHROMIUM_ARGS, createstaff, sign_in, sync_api
+from tests.e2e.test_console_browser import CHROMIUM, CHROMIUM_ARGS, createstaff, sign_in, sign_in_again, sync_api
 from tests.support.mcp import mcp_key, mcp_session
 from tests.support.server import ROOT
 
@@ -81,10 +81,7 @@ def test_the_pause_page_tells_who_asked_what_was_written_and_what_the_run_then_d
         if scheme == "light":
             sign_in(page, gateway.url, name, password)
         else:
-            page.goto(f"{gateway.url}/admin/login/")
-            page.fill("#id_username", name)
-            page.fill("#id_password", f"a-long-new-password-{name}")
-            page.click("input[type=submit]")
+            sign_in_again(page, gateway.url, name)
         # An MCP call: its client named, and each value's origin in words with it.
         page.goto(f"{gateway.url}/admin/threads/interrupt/{mcp['id']}/change/")
         assert page.inner_text(".pause-proposer") == words["proposer"].format(client=client)
@@ -106,10 +103,7 @@ def test_the_pause_page_tells_who_asked_what_was_written_and_what_the_run_then_d
     # Declined: the message says what the run then said, and so does the page.
     context = chromium.new_context(locale=locale, viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.goto(f"{gateway.url}/admin/login/")
-    page.fill("#id_username", name)
-    page.fill("#id_password", f"a-long-new-password-{name}")
-    page.click("input[type=submit]")
+    sign_in_again(page, gateway.url, name)
     page.goto(f"{gateway.url}/admin/threads/interrupt/{delegate['id']}/change/")
     page.click("button[value=decline]")
     said = page.inner_text(".messagelist")
@@ -134,10 +128,7 @@ def test_the_mcp_client_form_reads_capitalised_labels(gateway, data_dir, chromiu
         if scheme == "light":
             sign_in(page, gateway.url, name, password)
         else:
-            page.goto(f"{gateway.url}/admin/login/")
-            page.fill("#id_username", name)
-            page.fill("#id_password", f"a-long-new-password-{name}")
-            page.click("input[type=submit]")
+            sign_in_again(page, gateway.url, name)
         page.goto(f"{gateway.url}/admin/doors_mcp/mcpclient/add/")
         assert page.locator("form label").all_inner_texts()[:3] == WORDS[locale]["form"]
         page.screenshot(path=str(SHOTS / f"mcp-client-form-{locale}-{scheme}.png"), full_page=True)

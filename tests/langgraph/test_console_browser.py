@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from examples.shop import tools as shop
-from tests.e2e.test_console_browser import CHROMIUM, CHROMIUM_ARGS, createstaff, sign_in, sync_api
+from tests.e2e.test_console_browser import CHROMIUM, CHROMIUM_ARGS, createstaff, sign_in, sign_in_again, sync_api
 from tests.langgraph.graphs import say
 from tests.support.server import ROOT, Server
 
@@ -105,10 +105,7 @@ def test_screenshots_of_a_mirrored_pause_in_both_languages_light_and_dark(served
             if scheme == "light":
                 sign_in(page, server.url, name, password)
             else:
-                page.goto(f"{server.url}/admin/login/")
-                page.fill("#id_username", name)
-                page.fill("#id_password", f"a-long-new-password-{name}")
-                page.click("input[type=submit]")
+                sign_in_again(page, server.url, name)
             for label, path in (("langgraph-queue", "/admin/threads/interrupt/?source=langgraph"),
                                 ("langgraph-pause", f"/admin/threads/interrupt/{pause['id']}/change/")):
                 response = page.goto(f"{server.url}{path}")
