@@ -199,14 +199,28 @@ class McpApp:
                 await _json(send, 429, limit_error(TEXT_SESSIONS, settings.STALWART_MCP_SESSIONS))
                 return
             mounted.opening[identity] += 1
-        try:
-            await wire.serve(mounted.manager, mounted.deliveries, {
-                **scope, "user": owner, "stalwart_mcp_client": client, "stalwart_mcp_caller": identity}, receive, send)
-        finally:
-            if opens:
+        counted = [opens]  # still counted as being opened
+
+        def opened() -> None:
+            if counted[0]:
+                counted[0] = False
                 mounted.opening[identity] -= 1
                 if not mounted.opening[identity]:
                     del mounted.opening[identity]
+
+        async def answering(message: dict[str, Any]) -> None:
+            # The SDK registers a new session before it answers: from the answer's start the session counts
+            # among the open ones, so it stops counting as being opened (never counted twice).
+            if message.get("type") == "http.response.start":
+                opened()
+            await send(message)
+
+        try:
+            await wire.serve(mounted.manager, mounted.deliveries, {
+                **scope, "user": owner, "stalwart_mcp_client": client, "stalwart_mcp_caller": identity}, receive,
+                answering if opens else send)
+        finally:
+            opened()
 
 
 mcp_app = McpApp()
