@@ -88,8 +88,10 @@ def test_the_pause_page_tells_who_asked_what_was_written_and_what_the_run_then_d
         origins = page.locator(".pause-arguments td.origin").all_inner_texts()
         assert origins == [words["origin"].format(client=client)] * 2, origins
         page.screenshot(path=str(SHOTS / f"pause-mcp-{locale}-{scheme}.png"), full_page=True)
-        # The queue's row names the client too.
-        page.goto(f"{gateway.url}/admin/threads/interrupt/?q=charge_card")
+        # The queue's row names the client too, found by its thread (a shared server's queue pages other
+        # tests' charges).
+        thread = page.locator("a.pause-thread").inner_text()
+        page.goto(f"{gateway.url}/admin/threads/interrupt/?q={thread}")
         row = page.locator("#result_list tr", has=page.locator(f"a[href*='{mcp['id']}']")).first
         assert words["row"].format(client=client) in row.inner_text()
         page.screenshot(path=str(SHOTS / f"queue-mcp-{locale}-{scheme}.png"), full_page=True)
