@@ -5,7 +5,6 @@ a client would see it, and by hand where only the HTTP says it."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.e2e.test_faults import rows
-from tests.e2e.test_mcp_gateway import pause_rows, run, thread_of, unique
+from tests.e2e.test_mcp_gateway import pause_rows, replay_status, run, thread_of, unique, wait_for
 from tests.support.mcp import Console, gateway_agent_file, keys_revoked, mcp_session, mcp_stdio
 from tests.support.server import Server
 
@@ -202,17 +201,6 @@ def handshake(http: httpx.Client, url: str, me: str) -> dict[str, str]:
     assert http.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
                      ).status_code == 202
     return headers
-
-
-def replay_status(data_dir: Path, me: str) -> list[str]:
-    return [s for (s,) in rows(data_dir, "SELECT status FROM threads_replay WHERE caller = ?", (thread_of(me),))]
-
-
-def wait_for(check: Any, what: str) -> None:
-    deadline = time.monotonic() + 60
-    while not check():
-        assert time.monotonic() < deadline, what() if callable(what) else what
-        time.sleep(0.2)
 
 
 def test_a_held_call_whose_stream_dropped_gets_its_result_with_last_event_id(data_dir, tmp_path, me):
