@@ -10,7 +10,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -70,7 +70,7 @@ def replay_status(data_dir: Path, me: str) -> list[str]:
     return [s for (s,) in rows(data_dir, "SELECT status FROM threads_replay WHERE caller = ?", (thread_of(me),))]
 
 
-def wait_for(check: Any, what: str) -> None:
+def wait_for(check: Callable[[], bool], what: str | Callable[[], Any]) -> None:
     deadline = time.monotonic() + 60
     while not check():
         assert time.monotonic() < deadline, what() if callable(what) else what
