@@ -38,8 +38,9 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
+from doors.langgraph.graphthreads import thread_status_set
 from doors.langgraph.requests import caller_config, check_thread
-from doors.langgraph.values import asks_of, digest, is_tool_approval, jsonable
+from doors.langgraph.values import asks_of, chunk_json, digest, is_tool_approval, jsonable
 from threads.engine import (
     PauseView,
     Proposer,
@@ -153,6 +154,7 @@ class Bridge:
             for gone in rows:
                 if gone.status == "open" and gone.run not in kept:
                     self.close(gone)
+            thread_status_set(self.name, graph_thread, "interrupted" if pending else "idle")
         return self.answer(graph_thread, not_notified=not_notified)
 
     def _mirror(self, graph_thread: str, interrupt_id: str, value: Any, dig: str, generation: int) -> Any:
@@ -191,18 +193,34 @@ class Bridge:
                 "not_notified": [], **extra}
 
     # -- a run ---------------------------------------------------------------------------
+    def invoke(self, input_: Any, config: dict[str, Any]) -> tuple[Any, list[tuple[str, Any]]]:
+        """Run the graph (an input, or a ``Command``): its output (its last values) and what it
+        streamed on the way (``values`` and ``updates`` chunks, as JSON), for the Agent Server API."""
+        output: Any = None
+        chunks: list[tuple[str, Any]] = []
+        for mode, chunk in self.graph.stream(input_, config, stream_mode=["values", "updates"]):
+            chunks.append((mode, chunk_json(mode, chunk)))
+            if mode == "values":
+                output = chunk
+        return output, chunks
+
     def run(self, graph_thread: str, input_: Any, config: Any = None) -> dict[str, Any]:
-        """``POST /threads/{id}/runs``: run the graph on ``input_``, then mirror what it waits on."""
+        """``POST /threads/{id}/runs``: run the graph on ``input_``, then mirror what it waits on.
+        The answer's ``stream`` is what the graph streamed (``invoke``)."""
         check_thread(graph_thread)
         given = caller_config(config, graph=self.graph, graph_thread=graph_thread)
         with self.lock(graph_thread):
+            thread_status_set(self.name, graph_thread, "busy")
             try:
-                output = self.graph.invoke(input_, given)
+                output, chunks = self.invoke(input_, given)
             except StalwartError:
+                self.sync(graph_thread)
                 raise
             except Exception as exc:  # the graph's own failure: a 502 that says so, never a 500
                 log.exception("graph %s failed on thread %s", self.name, graph_thread)
+                thread_status_set(self.name, graph_thread, "error")
                 raise GraphFailed(str(DETAIL_RUN_FAILED).format(error=type(exc).__name__)) from exc
             answer = self.sync(graph_thread)
         answer["output"] = jsonable(output)
+        answer["stream"] = chunks
         return answer

@@ -21,13 +21,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
-from rest_framework import serializers
 
-from doors.common import no_nul
 from threads.errors import BadRequest
 
 DETAIL_THREAD = _("A graph thread's id is 1 to 200 printable characters.")
-DETAIL_INPUT = _('A run needs {"input": ..., "config"?: {...}}.')
 DETAIL_BODY = _("The body must be a JSON object.")
 DETAIL_INTERNAL_KEY = _("The config holds {key}: keys beginning with '__' are LangGraph's own, never a caller's.")
 DETAIL_CONFIG = _("The config must be a JSON object.")
@@ -107,16 +104,6 @@ def no_internal_config(body: Any) -> None:
             raise BadRequest(str(DETAIL_INTERNAL_KEY).format(key=found[:64]))
 
 
-class RunSerializer(serializers.Serializer[Any]):
-    """``POST /threads/{id}/runs``: ``{"input", "config"?}``."""
-
-    input = serializers.JSONField(allow_null=True, validators=[no_nul])
-    config = serializers.JSONField(required=False, allow_null=True, validators=[no_nul])
-
-    def to_internal_value(self, data: Any) -> Any:
-        if not isinstance(data, Mapping) or "input" not in data:
-            raise BadRequest(DETAIL_INPUT)
-        return super().to_internal_value(data)
 
 
 def body_object(data: Any) -> Mapping[str, Any]:

@@ -35,7 +35,16 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from doors.langgraph.bridge import Bridge, GraphFailed
-from doors.langgraph.values import decision_of, is_hitl, is_tool_approval, jsonable, output_words
+from doors.langgraph.graphthreads import thread_status_set
+from doors.langgraph.values import (
+    decision_of,
+    human_response_of,
+    is_hitl,
+    is_human_interrupt,
+    is_tool_approval,
+    jsonable,
+    output_words,
+)
 from threads.engine import ReplayView, handback_said, replays_settle, replays_settled, run_read
 
 log = logging.getLogger("stalwart.langgraph")
@@ -107,6 +116,9 @@ def _carry_on(bridge: Bridge, graph_thread: str) -> dict[str, Any] | None:
 def resume_value(row: ReplayView, value: Any) -> Any:
     """What the graph is handed back for one interrupt (of value ``value``), from its steps' decisions."""
     steps = run_read(row.run).steps
+    if is_human_interrupt(value):  # Agent Inbox's: a HumanResponse per action, a list where it asked with one
+        responses = [human_response_of(s) for s in steps]
+        return responses if isinstance(value, list) else responses[0]
     if not is_hitl(value) and not is_tool_approval(value):  # a question: its answer (None: no one answered)
         result = steps[0].result if steps else None
         return result.get("answer") if isinstance(result, Mapping) else None
@@ -123,10 +135,11 @@ def send(bridge: Bridge, graph_thread: str, rows: list[ReplayView], resume: dict
 
     ids = [r.id for r in rows]
     try:
-        output = bridge.graph.invoke(Command(resume=resume), bridge.config(graph_thread))
+        output, chunks = bridge.invoke(Command(resume=resume), bridge.config(graph_thread))
     except Exception as exc:  # left settling: sent again by the worker's tick, and at start
         log.exception("graph %s failed resuming thread %s", bridge.name, graph_thread)
         retry_later(bridge, graph_thread, ids, attempt)
+        thread_status_set(bridge.name, graph_thread, "error")
         raise GraphFailed(str(DETAIL_GRAPH_FAILED).format(error=type(exc).__name__)) from exc
     bridge.retries.pop(graph_thread, None)
     replays_settled(ids)
@@ -134,7 +147,7 @@ def send(bridge: Bridge, graph_thread: str, rows: list[ReplayView], resume: dict
     if said:  # what the graph did, kept with the runs it was handed back from (the pause's page shows it)
         handback_said(run_ids=[r.run for r in rows], text=said)
     answer = bridge.sync(graph_thread)
-    answer.update(resumed=True, output=jsonable(output))
+    answer.update(resumed=True, output=jsonable(output), stream=chunks)
     return answer
 
 

@@ -14,7 +14,11 @@ recorded decision (the engine's ``StepView``) back into the
 | ``respond`` with its message | ``{"type": "respond", "message"}`` |
 | nothing (its deadline passed, or it was closed) | ``{"type": "reject", "message": NO_ANSWER}`` |
 
-never an approval for a step no one approved. ``jsonable`` renders a
+and, for Agent Inbox's ``HumanInterrupt`` (``human_response_of``), the ``HumanResponse`` it
+takes: ``approve`` -> ``{"type": "accept", "args": null}``, after an edit ``{"type": "edit",
+"args": {"action", "args"}}``, ``respond`` -> ``{"type": "response", "args": TEXT}``, anything
+else (``skip``, no answer) -> ``{"type": "ignore", "args": null}``; never an approval for a step
+no one approved. ``jsonable`` renders a
 graph's output (its messages) as JSON.
 """
 
@@ -48,6 +52,26 @@ def is_tool_approval(value: Any) -> bool:
     return isinstance(value, Mapping) and value.get("type") == "tool_approval" and isinstance(value.get("name"), str)
 
 
+# A HumanInterrupt's allow_* flags and the decisions they offer, in the order shown.
+ALLOW = (("allow_accept", "approve"), ("allow_edit", "edit"), ("allow_respond", "respond"), ("allow_ignore", "skip"))
+
+
+def _one_human_interrupt(value: Any) -> bool:
+    return (isinstance(value, Mapping) and isinstance(value.get("action_request"), Mapping)
+            and isinstance(value["action_request"].get("action"), str) and isinstance(value.get("config"), Mapping))
+
+
+def is_human_interrupt(value: Any) -> bool:
+    """Agent Inbox's ``HumanInterrupt`` (``action_request``, ``config``, ``description``), or a list of them."""
+    if isinstance(value, list):
+        return bool(value) and all(_one_human_interrupt(v) for v in value)
+    return _one_human_interrupt(value)
+
+
+def human_interrupts(value: Any) -> list[Mapping[str, Any]]:
+    return list(value) if isinstance(value, list) else [value]
+
+
 def _question(tool: str, description: Any) -> str:
     return str(_("Run {tool}?")).format(tool=tool) if not description else str(description).split("\n", 1)[0]
 
@@ -64,6 +88,17 @@ def asks_of(value: Any) -> list[dict[str, Any]]:
                          "origin": "model", "choices": list(config.get("allowed_decisions") or HITL_DECISIONS),
                          "question": _question(name, action.get("description")),
                          "description": action.get("description") or "", "reasons": ["langgraph"]})
+        return asks
+    if is_human_interrupt(value):
+        asks = []
+        for item in human_interrupts(value):
+            name, args = str(item["action_request"]["action"]), item["action_request"].get("args")
+            config = item["config"]
+            choices = [decision for flag, decision in ALLOW if config.get(flag) is True] or ["skip"]
+            asks.append({"kind": "confirm", "tool": name, "arguments": dict(args) if isinstance(args, Mapping) else {},
+                         "origin": "model", "choices": choices,
+                         "question": _question(name, item.get("description")),
+                         "description": str(item.get("description") or ""), "reasons": ["langgraph"]})
         return asks
     if is_tool_approval(value):
         name = str(value["name"])
@@ -102,6 +137,22 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
+def interrupt_json(interrupt: Any) -> dict[str, Any]:
+    """A LangGraph ``Interrupt`` as the Agent Server API shows it: ``{"value", "id"}``."""
+    return {"value": jsonable(getattr(interrupt, "value", None)), "id": str(getattr(interrupt, "id", ""))}
+
+
+def chunk_json(mode: str, chunk: Any) -> Any:
+    """One ``values`` or ``updates`` chunk of a graph's stream as JSON, its interrupts
+    (``__interrupt__``, which ``jsonable`` leaves out of a state) kept as the API shows them."""
+    if not isinstance(chunk, Mapping):
+        return jsonable(chunk)
+    out = jsonable(chunk)
+    if "__interrupt__" in chunk:
+        out["__interrupt__"] = [interrupt_json(i) for i in chunk["__interrupt__"] or ()]
+    return out
+
+
 def _message(answer: Any) -> str | None:
     message = answer.get("message") if isinstance(answer, Mapping) else answer
     return message if isinstance(message, str) and message.strip() else None
@@ -120,6 +171,19 @@ def decision_of(step: StepView) -> dict[str, Any]:
     if decision in ("reject", "skip"):
         return {"type": "reject", **({"message": message} if message else {})}
     return {"type": "reject", "message": NO_ANSWER}  # no one answered it: never an approval
+
+
+def human_response_of(step: StepView) -> dict[str, Any]:
+    """What a ``HumanInterrupt`` is handed back for one action request (see the module's docstring)."""
+    result = step.result if isinstance(step.result, Mapping) else {}
+    decision, message = result.get("decision"), _message(result.get("answer"))
+    if decision == "approve" and step.status == StepStatus.HANDED_BACK:
+        if step.generation > 0:  # approved after an edit: the edited call
+            return {"type": "edit", "args": {"action": step.tool, "args": step.values}}
+        return {"type": "accept", "args": None}
+    if decision == "respond" and message is not None and step.status == StepStatus.HANDED_BACK:
+        return {"type": "response", "args": message}
+    return {"type": "ignore", "args": None}  # skipped, or no one answered it: never an acceptance
 
 
 OUTPUT_LIMIT = 2000  # characters of a graph's output kept as its mirrored run's reply

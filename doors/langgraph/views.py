@@ -33,8 +33,8 @@ from approvals.webhooks import HEADER, verify
 from doors.common import ResumeSerializer
 from doors.langgraph import answers, bridges
 from doors.langgraph.bridge import Bridge
-from doors.langgraph.requests import RunSerializer, body_object, no_internal_config
-from threads.engine import Via
+from doors.langgraph.callers import DETAIL_MAY_NOT_ANSWER, SIGNED, KeyMayNot, caller_of
+from doors.langgraph.requests import body_object, no_internal_config
 from threads.errors import NotFound
 
 security = logging.getLogger("stalwart.security")
@@ -58,11 +58,16 @@ class LangGraphApi(APIView):
             raise NotFound(DETAIL_NO_GRAPH)
         self.bridge: Bridge = bridge
         self.secret = bridge.secret or getattr(settings, "STALWART_RESUME_SECRET", "")
-        # The body is read raw before the parser reads it: the signature covers the bytes sent.
-        if self.signed and self.secret and not verify(request.headers, request.body, self.secret):
-            # One generic answer: never say whether the time or the HMAC was wrong.
-            security.warning("a LangGraph %s without a valid %s", request.path, HEADER)
-            raise SignatureInvalid(DETAIL_SIGNATURE)
+        if self.signed and self.secret:
+            # The body is read raw before the parser reads it: the signature covers the bytes sent.
+            if verify(request.headers, request.body, self.secret):
+                self.caller = SIGNED
+                return
+            if not request.headers.get("x-api-key"):
+                # One generic answer: never say whether the time or the HMAC was wrong.
+                security.warning("a LangGraph %s without a valid %s", request.path, HEADER)
+                raise SignatureInvalid(DETAIL_SIGNATURE)
+        self.caller = caller_of(request)
 
     def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
         response = super().finalize_response(request, response, *args, **kwargs)
@@ -87,16 +92,6 @@ class LangGraphSyncApi(LangGraphApi):
         return Response(self.bridge.sync(thread))
 
 
-class LangGraphRunCreateApi(LangGraphApi):
-    """Run the graph on an input; answer what it waits on, and its output."""
-
-    def post(self, request: Request, thread: str) -> Response:
-        no_internal_config(request.data)
-        data = RunSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        return Response(self.bridge.run(thread, data.validated_data["input"], data.validated_data.get("config")))
-
-
 class LangGraphResumeApi(LangGraphApi):
     """Answer one mirrored pause; the graph resumes once nothing of its interrupts waits."""
 
@@ -105,5 +100,8 @@ class LangGraphResumeApi(LangGraphApi):
         no_internal_config(body)
         data = ResumeSerializer(data=body)
         data.is_valid(raise_exception=True)
-        via, by = (Via.SIGNED_CHANNEL, "signed channel") if self.secret else (Via.LANGGRAPH, "langgraph bridge")
-        return Response(answers.resume(self.bridge, thread, data.validated_data, by=by, via=via))
+        if "answer" not in self.caller.privileges:
+            raise KeyMayNot(DETAIL_MAY_NOT_ANSWER)
+        outcome = answers.resume(self.bridge, thread, data.validated_data, by=self.caller.by, via=self.caller.via)
+        outcome.pop("stream", None)  # what the graph streamed: the Agent Server API's runs show it
+        return Response(outcome)
