@@ -133,8 +133,8 @@ class RunApi(AgentServerApi):
 
 class RunJoinApi(AgentServerApi):
     def get(self, request: Request, thread: str, run: str) -> Response:
-        found = server.run_of(self.bridge, thread, run)
-        return Response(found.values if found.values is not None else server.final_values(self.bridge, thread))
+        server.run_of(self.bridge, thread, run)  # runs end before they are answered: join reads the thread now
+        return Response(server.final_values(self.bridge, thread))
 
 
 def _sse(events: list[tuple[str, Any]]) -> Iterator[bytes]:

@@ -61,7 +61,6 @@ class GraphRun(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     metadata = models.JSONField(default=dict, blank=True)
     kwargs = models.JSONField(default=dict, blank=True)  # input or command, and config, as the caller sent them
-    values = models.JSONField(null=True, blank=True)  # the thread's values when it ended
     error = models.TextField(blank=True)
     caller = models.CharField(max_length=150, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

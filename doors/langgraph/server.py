@@ -249,11 +249,8 @@ def run_carry(bridge: Bridge, graph_thread: str, body: Mapping[str, Any], *, by:
         run_id=uuid.uuid4(), graph=bridge.name, thread_id=graph_thread, assistant_id=assistant,
         status=GraphRun.Status.SUCCESS, metadata=metadata, caller=by[:150],
         kwargs={"input": input_, "command": command, "config": config} if command is None
-        else {"command": command, "config": config},
-        values=None)
-    values = final_values(bridge, graph_thread)
-    GraphRun.objects.filter(pk=run.pk).update(values=values)
-    return RunDone(run, values, list(outcome.get("stream") or []))
+        else {"command": command, "config": config})
+    return RunDone(run, final_values(bridge, graph_thread), list(outcome.get("stream") or []))
 
 
 def final_values(bridge: Bridge, graph_thread: str) -> Any:

@@ -46,12 +46,12 @@ def handed(bridge: Bridge) -> list[Any]:
     from langgraph.types import Command
 
     seen: list[Any] = []
-    invoke = bridge.graph.invoke
+    stream = bridge.graph.stream
 
     def spy(input_: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(input_, Command):
             seen.append(input_.resume)
-        return invoke(input_, *args, **kwargs)
+        return stream(input_, *args, **kwargs)
 
-    bridge.graph.invoke = spy
+    bridge.graph.stream = spy
     return seen

@@ -44,9 +44,10 @@ def chromium() -> Iterator[Any]:
 
 
 def start(server: Server, thread: str) -> dict[str, Any]:
-    answer = httpx.post(f"{server.url}/threads/{thread}/runs", timeout=60.0,
-                        json={"input": say(("charge_card", {"order_id": "4411", "amount": 40}))}).json()
-    return answer["waiting"][0]  # type: ignore[no-any-return]
+    ran = httpx.post(f"{server.url}/threads/{thread}/runs", timeout=60.0,
+                     json={"input": say(("charge_card", {"order_id": "4411", "amount": 40}))})
+    assert ran.status_code == 200, ran.text
+    return httpx.get(f"{server.url}/threads/{thread}/interrupts", timeout=60.0).json()["waiting"][0]  # type: ignore[no-any-return]
 
 
 def test_a_mirrored_pause_approved_in_the_console_resumes_the_graph(served, chromium, monkeypatch):

@@ -69,8 +69,9 @@ def test_a_config_with_a_key_beginning_with_two_underscores_runs_nothing_and_its
     twin = post("/threads/fresh/runs", {"input": say(EMAIL),
                                         "config": {"configurable": {"user": "x"}, "tags": ["ok"],
                                                    "recursion_limit": 25}})
-    assert twin.status_code == 200, twin.content
-    assert [p["tool"] for p in twin.json()["waiting"]] == ["send_email"] and graphs.SENT == []
+    assert twin.status_code == 200 and twin.json()["status"] == "success", twin.content
+    waiting = Client().get("/threads/fresh/interrupts").json()["waiting"]
+    assert [p["tool"] for p in waiting] == ["send_email"] and graphs.SENT == []
 
 
 @pytest.mark.parametrize("route", ["resume", "sync"])
@@ -127,8 +128,9 @@ def test_a_run_and_a_resume_answer_what_waits_and_what_the_graph_did():
     started(EMAIL, thread="other")
     run = post(f"/threads/{T}/runs", {"input": say(EMAIL)})
     assert run.status_code == 200 and run.headers["Cache-Control"] == "no-store"
-    (pause,) = run.json()["waiting"]
+    assert (run.json()["thread_id"], run.json()["status"]) == (T, "success")  # the Agent Server API's Run
     listed = Client().get(f"/threads/{T}/interrupts").json()
+    (pause,) = listed["waiting"]
     assert [p["id"] for p in listed["interrupts"]] == [pause["id"]] and listed["graph"] == "mail"
     done = post(f"/threads/{T}/resume", {"interrupt_id": pause["id"], "decision": "approve", "token": pause["token"]})
     assert done.status_code == 200 and done.json()["resumed"] is True and done.json()["waiting"] == []
@@ -150,7 +152,8 @@ def test_bad_requests_get_the_error_shape_and_store_nothing():
         (post(f"/threads/{T}/runs", None, raw=b'{"input": NaN}'), 400, "bad_request"),
         (post(f"/threads/{T}/runs", None, raw=deep), 400, "bad_request"),
         (post(f"/threads/{T}/runs", {"input": {"text": "a\u0000b"}}), 400, "bad_request"),
-        (post(f"/threads/{T}/runs", {"config": {}}), 400, "bad_request"),
+        (post(f"/threads/{T}/runs", {"command": {"resume": 1, "goto": "tools"}}), 400, "bad_request"),
+        (post(f"/threads/{T}/runs", {"input": None, "checkpoint_id": "1"}), 400, "bad_request"),
         (post(f"/threads/{T}/runs", {"input": None, "config": ["not", "an", "object"]}), 400, "bad_request"),
         (post(f"/threads/{T}/runs", {"input": None, "config": {"recursion_limit": "many"}}), 400, "bad_request"),
         (post(f"/threads/{'x' * 201}/runs", {"input": None}), 400, "bad_request"),
@@ -201,7 +204,7 @@ def test_a_graph_whose_interrupt_holds_what_postgresql_cannot_store_is_mirrored_
     shown = Client().get("/threads/t-nul/interrupts")
     assert shown.status_code == 200
     [pause] = shown.json()["interrupts"]
-    assert pause["question"] == "Send it\ufffd now?" and pause == ran.json()["interrupts"][0]
+    assert pause["question"] == "Send it\ufffd now?" and ran.json()["status"] == "success"
     assert Interrupt.objects.get(pk=pause["id"]).status == Interrupt.Status.OPEN
 
 
