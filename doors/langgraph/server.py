@@ -233,8 +233,10 @@ def run_carry(bridge: Bridge, graph_thread: str, body: Mapping[str, Any], *, by:
     metadata = _metadata(body.get("metadata"))
     config = _with_context(body.get("config"), body.get("context"))
     caller_config(config, graph=bridge.graph, graph_thread=graph_thread)  # refused here, before anything runs
-    if GraphThread.objects.filter(graph=bridge.name, thread_id=graph_thread).first() is None:
-        if body.get("if_not_exists", "create") != "create":
+    if not GraphThread.objects.filter(graph=bridge.name, thread_id=graph_thread).exists():
+        # As LangGraph's own server: a run on a thread never made is 404, unless it asks to make it
+        # (``if_not_exists: "create"``), which a resume cannot (nothing of it can wait).
+        if command is not None or body.get("if_not_exists") != "create":
             raise NotFound(DETAIL_NO_THREAD)
         thread_row(bridge.name, graph_thread)
     if command is not None:

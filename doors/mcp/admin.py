@@ -9,20 +9,18 @@ import json
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.functional import lazy
 from django.utils.text import capfirst
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from doors.mcp.clients import mcp_client_create, mcp_client_revoke
+from doors.keyadmin import CallerKeyAdmin
+from doors.mcp.clients import mcp_client_create
 from doors.mcp.models import McpClient
 
 capfirst_lazy = lazy(capfirst, str)  # a form's own labels read as Django's model-field labels do: "Privileges"
-
-MESSAGE_KEY = _("The key of {name}, shown this once: {key} (copy it now; Stalwart keeps only its hash).")
 
 
 class McpClientForm(forms.ModelForm):  # type: ignore[type-arg]
@@ -55,47 +53,14 @@ class McpClientForm(forms.ModelForm):  # type: ignore[type-arg]
 
 
 @admin.register(McpClient)
-class McpClientAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class McpClientAdmin(CallerKeyAdmin):
     form = McpClientForm
     list_display = ["name", "key_prefix", "privileges", "context", "in_force", "last_used_at", "created_by",
                     "created_at"]
     readonly_fields = ["key_prefix", "privileges", "context", "created_by", "created_at", "last_used_at",
                        "revoked_at"]
-    actions = ["revoke"]
+    create_fields = ["name", "privileges_text", "context_text"]
 
-    @admin.display(description=_("in force"), boolean=True)
-    def in_force(self, client: McpClient) -> bool:
-        return client.revoked_at is None
-
-    def get_fields(self, request: HttpRequest, obj: McpClient | None = None) -> list[str]:
-        if obj is None:
-            return ["name", "privileges_text", "context_text"]
-        return ["name", *self.readonly_fields]
-
-    def get_readonly_fields(self, request: HttpRequest, obj: McpClient | None = None) -> list[str]:
-        return [*self.readonly_fields, "name"] if obj is not None else []
-
-    def has_change_permission(self, request: HttpRequest, obj: McpClient | None = None) -> bool:
-        return obj is None and super().has_change_permission(request, obj)  # a key is made or revoked, never edited
-
-    def has_delete_permission(self, request: HttpRequest, obj: McpClient | None = None) -> bool:
-        return False  # revoked, so the console still says who called
-
-    def save_model(self, request: HttpRequest, obj: McpClient, form: Any, change: bool) -> None:
-        made, key = mcp_client_create(name=obj.name, privileges=form.cleaned_data["privileges_text"],
-                                      context=form.cleaned_data["context_text"], by=request.user.get_username())
-        obj.pk, obj.key_prefix, obj.created_at = made.pk, made.key_prefix, made.created_at
-        obj._state.adding = False
-        self.message_user(request, str(MESSAGE_KEY).format(name=made.name, key=key), messages.WARNING)
-
-    @admin.action(description=_("Revoke the selected keys"), permissions=["change"])
-    def revoke(self, request: HttpRequest, queryset: QuerySet[McpClient]) -> None:
-        clients = list(queryset.filter(revoked_at__isnull=True))
-        for client in clients:
-            mcp_client_revoke(client=client)
-        self.message_user(request, ngettext("Revoked %(n)s key: its calls are refused from now on.",
-                                            "Revoked %(n)s keys: their calls are refused from now on.",
-                                            len(clients)) % {"n": len(clients)}, messages.SUCCESS)
-
-    def has_revoke_permission(self, request: HttpRequest) -> bool:
-        return bool(request.user.has_perm("doors_mcp.change_mcpclient"))
+    def made(self, request: HttpRequest, obj: McpClient, form: Any) -> tuple[McpClient, str]:
+        return mcp_client_create(name=obj.name, privileges=form.cleaned_data["privileges_text"],
+                                 context=form.cleaned_data["context_text"], by=request.user.get_username())

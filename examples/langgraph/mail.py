@@ -67,7 +67,7 @@ async def approve_once(app: Any) -> None:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         await client.post("/threads/t-1/runs", json={
-            "input": {"messages": [{"role": "user", "content": "Tell Ana it shipped."}]}})
+            "if_not_exists": "create", "input": {"messages": [{"role": "user", "content": "Tell Ana it shipped."}]}})
         pause = (await client.get("/threads/t-1/interrupts")).json()["waiting"][0]
         print("waiting:", pause["tool"], {a["name"]: a["value"] for a in pause["arguments"]}, pause["choices"])
         done = (await client.post("/threads/t-1/resume", json={

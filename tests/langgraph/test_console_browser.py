@@ -45,7 +45,7 @@ def chromium() -> Iterator[Any]:
 
 def start(server: Server, thread: str) -> dict[str, Any]:
     ran = httpx.post(f"{server.url}/threads/{thread}/runs", timeout=60.0,
-                     json={"input": say(("charge_card", {"order_id": "4411", "amount": 40}))})
+                     json={"if_not_exists": "create", "input": say(("charge_card", {"order_id": "4411", "amount": 40}))})
     assert ran.status_code == 200, ran.text
     return httpx.get(f"{server.url}/threads/{thread}/interrupts", timeout=60.0).json()["waiting"][0]  # type: ignore[no-any-return]
 

@@ -63,10 +63,10 @@ def test_defect_1_a_resume_map_in_a_runs_config_is_400_and_the_write_is_not_sent
 ])
 def test_a_config_with_a_key_beginning_with_two_underscores_runs_nothing_and_its_twin_runs(config):
     bridge = served(graphs.mail_agent())
-    refused = post("/threads/fresh/runs", {"input": say(EMAIL), "config": config})
+    refused = post("/threads/fresh/runs", {"if_not_exists": "create", "input": say(EMAIL), "config": config})
     assert (refused.status_code, refused.json()["error"]) == (400, "bad_request"), refused.content
     assert bridge.graph.get_state(bridge.config("fresh")).values == {}  # nothing ran
-    twin = post("/threads/fresh/runs", {"input": say(EMAIL),
+    twin = post("/threads/fresh/runs", {"if_not_exists": "create", "input": say(EMAIL),
                                         "config": {"configurable": {"user": "x"}, "tags": ["ok"],
                                                    "recursion_limit": 25}})
     assert twin.status_code == 200 and twin.json()["status"] == "success", twin.content
@@ -126,7 +126,7 @@ def test_a_signed_resume_is_recorded_as_the_signed_channels_and_resumes_the_grap
 
 def test_a_run_and_a_resume_answer_what_waits_and_what_the_graph_did():
     started(EMAIL, thread="other")
-    run = post(f"/threads/{T}/runs", {"input": say(EMAIL)})
+    run = post(f"/threads/{T}/runs", {"if_not_exists": "create", "input": say(EMAIL)})
     assert run.status_code == 200 and run.headers["Cache-Control"] == "no-store"
     assert (run.json()["thread_id"], run.json()["status"]) == (T, "success")  # the Agent Server API's Run
     listed = Client().get(f"/threads/{T}/interrupts").json()
@@ -199,7 +199,7 @@ def test_a_graph_whose_interrupt_holds_what_postgresql_cannot_store_is_mirrored_
     g.add_edge(START, "ask")
     g.add_edge("ask", END)
     served(g.compile(checkpointer=InMemorySaver(), name="unstorable"))
-    ran = post("/threads/t-nul/runs", {"input": {"answer": ""}})
+    ran = post("/threads/t-nul/runs", {"if_not_exists": "create", "input": {"answer": ""}})
     assert ran.status_code == 200, ran.content
     shown = Client().get("/threads/t-nul/interrupts")
     assert shown.status_code == 200

@@ -27,7 +27,7 @@ def bridge(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped
 
 
 def test_a_run_waits_the_interrupts_are_stable_and_one_approval_resumes_it(bridge):
-    started = bridge.post("/threads/s-1/runs", json={"input": say(("send_email", {"to": "ana@example.com",
+    started = bridge.post("/threads/s-1/runs", json={"if_not_exists": "create", "input": say(("send_email", {"to": "ana@example.com",
                                                                                     "body": "hi"}))})
     assert (started.status_code, started.json()["status"]) == (200, "success")
     (pause,) = bridge.get("/threads/s-1/interrupts").json()["waiting"]
@@ -44,7 +44,7 @@ def test_a_run_waits_the_interrupts_are_stable_and_one_approval_resumes_it(bridg
 
 
 def test_bad_requests_get_the_error_shape(bridge):
-    bridge.post("/threads/s-2/runs", json={"input": say(("delete_file", {"path": "/tmp/r"}))})
+    bridge.post("/threads/s-2/runs", json={"if_not_exists": "create", "input": say(("delete_file", {"path": "/tmp/r"}))})
     pause = bridge.get("/threads/s-2/interrupts").json()["interrupts"][0]
     cases = [
         (bridge.post("/threads/s-2/resume", content=b"{not json", headers=JSON), 400, "bad_request"),
@@ -63,7 +63,7 @@ def test_bad_requests_get_the_error_shape(bridge):
 
 
 def test_defect_1_langgraphs_resume_map_in_a_config_is_refused_and_the_write_waits(bridge):
-    started = bridge.post("/threads/s-3/runs", json={"input": say(("send_email", {"to": "ana@example.com",
+    started = bridge.post("/threads/s-3/runs", json={"if_not_exists": "create", "input": say(("send_email", {"to": "ana@example.com",
                                                                                     "body": "hi"}))})
     assert started.status_code == 200, started.text
     (pause,) = bridge.get("/threads/s-3/interrupts").json()["interrupts"]

@@ -48,7 +48,7 @@ def test_two_resumes_at_once_on_two_processes_one_wins_and_the_write_runs_once(s
             shop.reset()
             thread = f"pg-{uuid.uuid4().hex[:12]}-{i}"
             started = httpx.post(f"{a.url}/threads/{thread}/runs", timeout=60.0,
-                                 json={"input": say(("charge_card", {"order_id": "4411", "amount": 40}))})
+                                 json={"if_not_exists": "create", "input": say(("charge_card", {"order_id": "4411", "amount": 40}))})
             assert started.status_code == 200, started.text
             seen = [httpx.get(f"{url}/threads/{thread}/interrupts", timeout=60.0).json()["interrupts"]
                     for url in (a.url, b.url)]

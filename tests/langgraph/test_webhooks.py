@@ -28,7 +28,7 @@ def test_a_mirrored_pause_is_delivered_signed_and_a_failed_delivery_never_fails_
     try:
         thread = f"w-{uuid.uuid4().hex[:8]}"
         started = httpx.post(f"{server.url}/threads/{thread}/runs", timeout=60.0,
-                             json={"input": say(("send_email", {"to": "ana@example.com", "body": "hi"}))})
+                             json={"if_not_exists": "create", "input": say(("send_email", {"to": "ana@example.com", "body": "hi"}))})
         assert started.status_code == 200, started.text
         pause = httpx.get(f"{server.url}/threads/{thread}/interrupts", timeout=60.0).json()["waiting"][0]
         receiver = Receiver(port)  # back up
