@@ -31,6 +31,8 @@ DETAIL_RESPONSES = _("This interrupt asks about {n} calls: resume it with one an
 DETAIL_RESPONSE = _('An answer here is a HumanResponse: {"type": "accept" | "ignore" | "response" | "edit", '
                     '"args": ...}.')
 DETAIL_DECISION = _('An answer here is a decision: {"type": "approve" | "reject" | "respond" | "edit", ...}.')
+DETAIL_NOT_SHOWN = _("That accept names arguments other than those that wait now: read the thread again, "
+                     "and accept what it shows.")
 DETAIL_EDIT_TOOL = _("An edit keeps the call's tool ({tool}); to call another, answer this one and ask again.")
 
 
@@ -98,6 +100,9 @@ def _human_response(pause: PauseView, response: Any) -> tuple[str, Any]:
         raise InvalidAnswer(DETAIL_RESPONSE)
     kind, args = response.get("type"), response.get("args")
     if kind == "accept":
+        # Agent Inbox sends what it showed with an accept: approved only if that is what waits now.
+        if isinstance(args, Mapping) and isinstance(args.get("args"), Mapping) and dict(args["args"]) != pause.values:
+            raise Stale(DETAIL_NOT_SHOWN, interrupt={"id": pause.id, "status": "open"})
         return "approve", None
     if kind == "ignore":
         return "skip", None

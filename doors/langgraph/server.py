@@ -35,6 +35,8 @@ from doors.langgraph.requests import caller_config, check_thread
 from doors.langgraph.values import (
     chunk_json,
     interrupt_json,
+    is_hitl,
+    is_human_interrupt,
     jsonable,
 )
 from threads.errors import BadRequest, NotFound, StalwartError
@@ -103,23 +105,56 @@ def _checkpoint(config: Any) -> dict[str, Any] | None:
             "checkpoint_id": conf.get("checkpoint_id"), "checkpoint_map": None}
 
 
-def state_json(snapshot: Any) -> dict[str, Any]:
-    """A ``StateSnapshot`` as the API's ``ThreadState``."""
+def proposals(bridge: Bridge, graph_thread: str) -> dict[str, dict[int, dict[str, Any]]]:
+    """What waits now, per interrupt and action (0, 1, ...): the arguments of its open pause. After an
+    edit, that is the edited call, which waits for its own approval: what a reader is shown, and
+    what an ``accept`` approves."""
+    rows = {r.run: str(r.meta.get("interrupt")) for r in bridge.rows(graph_thread, ("open",))}
+    found: dict[str, dict[int, dict[str, Any]]] = {}
+    for pause in bridge.waiting(graph_thread):
+        if pause.run in rows and pause.step and pause.kind == "confirm":
+            found.setdefault(rows[pause.run], {})[pause.step - 1] = pause.values
+    return found
+
+
+def shown(interrupt: Any, now: dict[str, dict[int, dict[str, Any]]]) -> dict[str, Any]:
+    """An interrupt as the API shows it, each call's arguments those that wait now (``proposals``)."""
+    out = interrupt_json(interrupt)
+    edits = now.get(out["id"])
+    value = out["value"]
+    if not edits:
+        return out
+    if is_human_interrupt(value):
+        items = value if isinstance(value, list) else [value]
+        for i, item in enumerate(items):
+            if i in edits:
+                item["action_request"]["args"] = edits[i]
+    elif is_hitl(value):
+        for i, action in enumerate(value["action_requests"]):
+            if i in edits and isinstance(action, dict):
+                action["args"] = edits[i]
+    return out
+
+
+def state_json(snapshot: Any, now: dict[str, dict[int, dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """A ``StateSnapshot`` as the API's ``ThreadState`` (its interrupts as ``shown``)."""
+    now = now or {}
     tasks = [{"id": t.id, "name": t.name, "path": jsonable(list(t.path or ())),
               "error": str(t.error) if t.error else None,
-              "interrupts": [interrupt_json(i) for i in t.interrupts or ()],
+              "interrupts": [shown(i, now) for i in t.interrupts or ()],
               "checkpoint": None, "state": None, "result": jsonable(getattr(t, "result", None))}
              for t in snapshot.tasks or ()]
     return {"values": jsonable(snapshot.values or {}), "next": list(snapshot.next or ()), "tasks": tasks,
             "metadata": jsonable(snapshot.metadata or {}), "created_at": snapshot.created_at,
             "checkpoint": _checkpoint(snapshot.config), "parent_checkpoint": _checkpoint(snapshot.parent_config),
-            "interrupts": [interrupt_json(i) for i in snapshot.interrupts or ()]}
+            "interrupts": [shown(i, now) for i in snapshot.interrupts or ()]}
 
 
 def thread_json(bridge: Bridge, row: GraphThread) -> dict[str, Any]:
     """A thread as the API shows it: its row, and its values and interrupts (by task) from the graph."""
     snapshot = bridge.graph.get_state(bridge.config(row.thread_id))
-    interrupts = {t.id: [interrupt_json(i) for i in t.interrupts] for t in snapshot.tasks or () if t.interrupts}
+    now = proposals(bridge, row.thread_id) if snapshot.interrupts else {}
+    interrupts = {t.id: [shown(i, now) for i in t.interrupts] for t in snapshot.tasks or () if t.interrupts}
     return {"thread_id": row.thread_id, "created_at": iso(row.created_at), "updated_at": iso(row.updated_at),
             "metadata": row.metadata, "status": row.status, "config": {}, "values": jsonable(snapshot.values or {}),
             "interrupts": interrupts}
@@ -131,6 +166,15 @@ def thread_of(bridge: Bridge, graph_thread: str) -> GraphThread:
     if row is None:
         raise NotFound(DETAIL_NO_THREAD)
     return row
+
+
+def tag_thread(bridge: Bridge, graph_thread: str) -> None:
+    """As LangGraph's own server, a thread run by a graph carries its ``graph_id`` and ``assistant_id``
+    in its metadata (Agent Inbox lists an inbox's threads by them)."""
+    row = GraphThread.objects.get(graph=bridge.name, thread_id=graph_thread)
+    tags = {"graph_id": bridge.name, "assistant_id": assistant_id(bridge)}
+    if any(row.metadata.get(k) != v for k, v in tags.items()):
+        GraphThread.objects.filter(pk=row.pk).update(metadata={**row.metadata, **tags})
 
 
 def thread_create(bridge: Bridge, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -173,7 +217,8 @@ def threads_search(bridge: Bridge, body: Mapping[str, Any]) -> list[dict[str, An
 
 def thread_state(bridge: Bridge, graph_thread: str) -> dict[str, Any]:
     thread_of(bridge, graph_thread)
-    return state_json(bridge.graph.get_state(bridge.config(graph_thread)))
+    snapshot = bridge.graph.get_state(bridge.config(graph_thread))
+    return state_json(snapshot, proposals(bridge, graph_thread) if snapshot.interrupts else {})
 
 
 def thread_history(bridge: Bridge, graph_thread: str, body: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -239,6 +284,7 @@ def run_carry(bridge: Bridge, graph_thread: str, body: Mapping[str, Any], *, by:
         if command is not None or body.get("if_not_exists") != "create":
             raise NotFound(DETAIL_NO_THREAD)
         thread_row(bridge.name, graph_thread)
+    tag_thread(bridge, graph_thread)
     if command is not None:
         if not may_answer:
             raise KeyMayNot(DETAIL_MAY_NOT_ANSWER)
@@ -260,7 +306,8 @@ def final_values(bridge: Bridge, graph_thread: str) -> Any:
     snapshot = bridge.graph.get_state(bridge.config(graph_thread))
     values = jsonable(snapshot.values or {})
     if snapshot.interrupts and isinstance(values, dict):
-        values["__interrupt__"] = [interrupt_json(i) for i in snapshot.interrupts]
+        now = proposals(bridge, graph_thread)
+        values["__interrupt__"] = [shown(i, now) for i in snapshot.interrupts]
     return values
 
 
