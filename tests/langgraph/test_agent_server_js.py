@@ -213,15 +213,21 @@ def test_each_answer_does_what_it_says_once_and_the_same_answer_again_is_409(pag
 @pytest.mark.parametrize("stream", [True, False], ids=["runs.stream", "runs.create"])
 def test_an_edited_reply_waits_for_its_own_approval_then_sends_the_edited_reply_once(page, stream):
     """The door's rule for every edit: the edited call runs only after its own approval. The edit
-    answers, the thread still waits and nothing is sent; the acceptance that follows sends the
-    edited reply, once."""
+    answers, the thread still waits and nothing is sent, and the page now shows the edited reply; an
+    acceptance of the first draft (a second tab that read it before) is 409; the acceptance of what
+    is shown sends the edited reply, once."""
     thread_id, sender, _ = an_email(page)
     answered(page, thread_id, edit(sender), stream=stream, resumes=False)
     waiting = page.call("threads.get", thread_id)
     assert waiting["status"] == "interrupted" and said(waiting) == ["A reply is drafted."]
     assert thread_id in {t["thread_id"] for t in page.inbox("interrupted")}
+    [[shown]] = waiting["interrupts"].values()
+    assert shown["value"][0]["action_request"] == edit(sender)["args"]  # what the page shows now
 
-    answered(page, thread_id, accept(sender), stream=stream)
+    with pytest.raises(Refused) as first_draft:
+        page.answer(thread_id, accept(sender), stream=stream)
+    assert first_draft.value.status == 409 and said(page.call("threads.get", thread_id)) == ["A reply is drafted."]
+    answered(page, thread_id, {"type": "accept", "args": shown["value"][0]["action_request"]}, stream=stream)
     thread = page.call("threads.get", thread_id)
     assert thread["status"] == "idle"
     assert said(thread) == ["A reply is drafted.", "Sent the edited reply to billing@example.com."]
