@@ -3,6 +3,7 @@
     .venv/bin/python bench/lg_bridge.py                      # 200 threads, 3 rounds, SQLite run store
     .venv/bin/python bench/lg_bridge.py --threads 500 --rounds 5
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/lg_bench .venv/bin/python bench/lg_bridge.py
+    .venv/bin/python bench/lg_bridge.py --api --threads 100   # the Agent Server API beside Command
 
 The graph is ``tests/langgraph/graphs.py``'s ``mail_agent`` (a real
 ``create_agent`` with ``HumanInTheLoopMiddleware`` over a scripted chat model,
@@ -21,6 +22,25 @@ Each round prints ops/s and p50/p99 ms of the resume (and of the mirror),
 and the bridge/LangGraph ratio; the median of the rounds' ratios ends it. A
 readable table, then one JSON object as the last line of stdout. Only ratios
 from one run count: the machine is shared. Nothing here asserts a time.
+
+``--api``: a resume through the Agent Server API beside the same graph
+resumed directly with ``Command``, in one run. The graph is
+``examples/langgraph/inbox.py``'s ``build()`` (Agent Inbox's
+``HumanInterrupt``, ``InMemorySaver``), N threads a side, round by round:
+
+- ``direct``: ``graph.invoke(input, config)`` stops each thread at its
+  interrupt, then ``graph.invoke(Command(resume=[{"type": "accept",
+  "args": None}]), config)`` is the timed resume (in this process);
+- ``api``: a real server (``daphne`` on a free loopback port serving
+  ``examples.langgraph.inbox:application``, its own temporary data folder;
+  ``DATABASE_URL`` passes on to it) driven by ``langgraph_sdk``'s sync
+  client: ``threads.create`` and ``runs.wait(input=...)`` stop each thread,
+  then ``runs.wait(command={"resume": [...]})`` is the timed resume (the
+  HTTP request, the door's claim through the engine, the same ``Command``,
+  the thread's values read back).
+
+Each resume's answer is checked (the reply sent); each round prints p50/p95
+ms and resumes/s of both, and the API/direct ratio of resumes/s.
 """
 
 from __future__ import annotations
@@ -29,6 +49,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,7 +68,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def figures(times: list[float], wall: float) -> dict[str, float]:
     return {"ops_per_s": round(len(times) / wall, 1) if wall else 0.0,
-            "p50_ms": round(percentile(times, 0.5) * 1000, 2), "p99_ms": round(percentile(times, 0.99) * 1000, 2)}
+            "p50_ms": round(percentile(times, 0.5) * 1000, 2), "p95_ms": round(percentile(times, 0.95) * 1000, 2),
+            "p99_ms": round(percentile(times, 0.99) * 1000, 2)}
 
 
 def started(graph: Any, n: int, tag: str) -> list[str]:
@@ -95,11 +117,146 @@ def round_bridge(bridge: Any, n: int) -> dict[str, Any]:
             "failures": failures}
 
 
+# -- --api: the Agent Server API beside Command ----------------------------------------
+ACCEPT = [{"type": "accept", "args": None}]  # Agent Inbox's HumanResponse, as inbox.py asks for it
+
+
+def inbox_input(thread: str) -> dict[str, Any]:
+    return {"email": {"from_email": f"{thread}@example.com", "subject": f"Order {thread}", "body": "Where is it?"}}
+
+
+def sent(values: Any) -> bool:
+    """The thread's values after a resume say the reply was sent (the graph ran on to its end)."""
+    messages = values.get("messages") if isinstance(values, dict) else None
+    return bool(messages) and str(messages[-1].get("content", "")).startswith("Sent the reply") \
+        and "__interrupt__" not in values
+
+
+def round_direct(graph: Any, n: int, tag: str) -> dict[str, Any]:
+    from langgraph.types import Command
+
+    threads = [f"bench-direct-{tag}-{i}" for i in range(n)]
+    for t in threads:
+        graph.invoke(inbox_input(t), {"configurable": {"thread_id": t}})
+    times, failures, begin = [], 0, time.perf_counter()
+    for t in threads:
+        config = {"configurable": {"thread_id": t}}
+        s = time.perf_counter()
+        values = graph.invoke(Command(resume=ACCEPT), config)
+        times.append(time.perf_counter() - s)
+        failures += 0 if sent(values) else 1
+    return {"resume": figures(times, time.perf_counter() - begin), "failures": failures}
+
+
+def round_api(client: Any, n: int, tag: str) -> dict[str, Any]:
+    threads = []
+    for i in range(n):
+        made = client.threads.create(thread_id=f"bench-api-{tag}-{i}")
+        stopped = client.runs.wait(made["thread_id"], "inbox", input=inbox_input(made["thread_id"]))
+        if "__interrupt__" not in stopped:
+            raise RuntimeError(f"thread {made['thread_id']} did not stop at its interrupt: {stopped}")
+        threads.append(made["thread_id"])
+    times, failures, begin = [], 0, time.perf_counter()
+    for t in threads:
+        s = time.perf_counter()
+        values = client.runs.wait(t, "inbox", command={"resume": ACCEPT})
+        times.append(time.perf_counter() - s)
+        failures += 0 if sent(values) else 1
+    return {"resume": figures(times, time.perf_counter() - begin), "failures": failures}
+
+
+class Served:
+    """``daphne`` serving ``examples.langgraph.inbox:application`` on a free loopback port."""
+
+    def __init__(self) -> None:
+        self.data_dir = Path(tempfile.mkdtemp(prefix="lg-bench-api-"))
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self, timeout: float = 90.0, tries: int = 2) -> str:
+        import httpx
+
+        from tests.support.server import PORT_TAKEN, free_port
+
+        port = free_port()
+        env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE",
+                                                                "SECRET_KEY")}
+        env.update({"STALWART_DATA_DIR": str(self.data_dir), "PYTHONUNBUFFERED": "1"})
+        self.log = self.data_dir / f"daphne-{port}.log"
+        with open(self.log, "a") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+                                          "-v", "0", "examples.langgraph.inbox:application"],
+                                         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+        url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                said = self.log.read_text()
+                if tries > 1 and ("Address already in use" in said or PORT_TAKEN in said):
+                    return self.start(timeout, tries - 1)  # another process took the port first
+                raise RuntimeError(f"daphne exited with {self.proc.returncode}:\n{said}")
+            try:
+                if httpx.get(f"{url}/healthz", timeout=1.0).status_code == 200:
+                    return url
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"daphne did not answer within {timeout}s:\n{self.log.read_text()}")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def main_api(args: argparse.Namespace) -> None:
+    from langgraph_sdk import get_sync_client
+
+    from examples.langgraph.inbox import build
+
+    graph = build()  # its own InMemorySaver, in this process
+    store = "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite"
+    served = Served()
+    try:
+        client = get_sync_client(url=served.start(), api_key=None, timeout=120.0)  # no key: loopback
+        round_direct(graph, 5, "warm")  # imports, first compiles and the server's first requests off the clock
+        round_api(client, 5, "warm")
+        rounds, run = [], uuid.uuid4().hex[:6]
+        for i in range(args.rounds):
+            # Interleaved, so both sides see the same machine in each round.
+            rounds.append({"round": i + 1, "direct": round_direct(graph, args.threads, f"{run}-{i}"),
+                           "api": round_api(client, args.threads, f"{run}-{i}")})
+    finally:
+        served.stop()
+    ratios = [r["api"]["resume"]["ops_per_s"] / r["direct"]["resume"]["ops_per_s"] for r in rounds]
+    result = {"mode": "api", "threads": args.threads, "store": store, "rounds": rounds,
+              "ratio_resume_api_to_direct": round(statistics.median(ratios), 4)}
+    print(f"{args.threads} threads a side, examples.langgraph.inbox, graph InMemorySaver, "
+          f"server run store {store}, {args.rounds} rounds")
+    print(f"{'round':>5}  {'direct resume/s':>15}  {'API resume/s':>12}  {'ratio':>6}  "
+          f"{'p50 ms direct / API':>19}  {'p95 ms direct / API':>19}  {'failures':>8}")
+    for r, ratio in zip(rounds, ratios, strict=True):
+        d, a = r["direct"]["resume"], r["api"]["resume"]
+        print(f"{r['round']:>5}  {d['ops_per_s']:>15}  {a['ops_per_s']:>12}  {ratio:>6.4f}  "
+              f"{d['p50_ms']:>8} / {a['p50_ms']:<8}  {d['p95_ms']:>8} / {a['p95_ms']:<8}  "
+              f"{r['direct']['failures'] + r['api']['failures']:>8}")
+    print(f"median API/direct resume ratio: {result['ratio_resume_api_to_direct']}")
+    print(json.dumps(result))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--api", action="store_true",
+                        help="a resume through the Agent Server API (a served inbox.py) beside Command")
     args = parser.parse_args()
+    if args.api:
+        main_api(args)
+        return
     os.environ.setdefault("STALWART_DATA_DIR", tempfile.mkdtemp(prefix="lg-bench-"))
     from stalwart_site.bootstrap import setup
 
