@@ -284,10 +284,11 @@ STALWART_CONTEXT_SECRET = env.str("STALWART_CONTEXT_SECRET", default="")
 STALWART_EMBED_ORIGINS = [o.strip().rstrip("/") for o in env.list("STALWART_EMBED_ORIGINS", default=[]) if o.strip()]
 INSTALLED_APPS.append("corsheaders")  # its system checks refuse a malformed origin at start
 CORS_ALLOWED_ORIGINS = STALWART_EMBED_ORIGINS
-CORS_URLS_REGEX = r"^/(static/|threads/|agui/|config\.json$|plan$|healthz$)"  # agui/: AG-UI clients (docs/ag-ui.md)
+# agui/: AG-UI clients (docs/ag-ui.md); threads and assistants/: LangGraph's Agent Server API (docs/langgraph.md)
+CORS_URLS_REGEX = r"^/(static/|threads(/|$)|assistants/|agui/|config\.json$|plan$|healthz$)"
 CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["content-type", "idempotency-key", "stalwart-context", "stalwart-session", "stalwart-client",
-                      "last-event-id"]
+                      "last-event-id", "x-api-key"]
 CORS_EXPOSE_HEADERS = ["Stalwart-Session"]
 CORS_ALLOW_CREDENTIALS = False
 CORS_PREFLIGHT_MAX_AGE = 600
