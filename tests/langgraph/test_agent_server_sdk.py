@@ -132,3 +132,18 @@ def test_a_write_cannot_be_sent_without_an_answer(client):
 def test_a_thread_never_made_is_not_found(client: Any):
     assert status_of(client.threads.get, "no-such-thread") == 404
     assert status_of(client.runs.wait, "no-such-thread", "inbox", command={"resume": ACCEPT}) == 404
+
+
+def test_the_readmes_langgraph_snippet_works_as_written(client):
+    """README.md's five minutes with LangGraph, against the served example (its URL, nothing else changed):
+    the run stops at the question, and the accept sends the reply."""
+    from tests.e2e.test_commands import readme_block
+
+    snippet = readme_block("python", "**LangGraph**").replace("http://127.0.0.1:8000", str(client.http.client.base_url))
+    lines = snippet.strip().splitlines()
+    lines[-2] = "asked = " + lines[-2].split("  #")[0]
+    lines[-1] = "done = " + lines[-1]
+    scope: dict[str, Any] = {}
+    exec("\n".join(lines), scope)  # noqa: S102 - the README's own code, as a reader runs it
+    assert scope["asked"][0]["value"][0]["action_request"]["args"]["to"] == "ana@example.com"
+    assert scope["done"]["messages"][-1]["content"] == "Sent the reply to ana@example.com."
