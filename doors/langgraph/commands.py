@@ -26,7 +26,7 @@ from threads.engine import PauseView
 from threads.errors import BadRequest, InvalidAnswer, Stale
 
 DETAIL_NOTHING_WAITS = _("Nothing of this thread waits on an answer: it went on without this one.")
-DETAIL_SEVERAL = _("Several interrupts of this thread wait: resume with {{interrupt id: value}} for each.")
+DETAIL_SEVERAL = _("Several interrupts of this thread wait: resume with {interrupt id: value} for each.")
 DETAIL_RESPONSES = _("This interrupt asks about {n} calls: resume it with one answer for each.")
 DETAIL_RESPONSE = _('An answer here is a HumanResponse: {"type": "accept" | "ignore" | "response" | "edit", '
                     '"args": ...}.')
