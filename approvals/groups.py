@@ -5,7 +5,7 @@ give them more later, ``0009_operators_read_feedback``) and by
 
 ``approvers`` answer pauses and see threads; ``operators`` also roll back,
 withdraw and restore tools, change settings, read the feedback list, and make
-and revoke MCP clients' keys. Two permissions are the
+and revoke MCP clients' and LangGraph callers' keys. Two permissions are the
 console's own: ``threads.answer_interrupt`` and ``threads.rollback_run``.
 """
 
@@ -34,6 +34,8 @@ OPERATOR_PERMISSIONS: list[tuple[str, str, str]] = [
     ("threads", "feedback", "view_feedback"),
     ("doors_mcp", "mcpclient", "view_mcpclient"), ("doors_mcp", "mcpclient", "add_mcpclient"),
     ("doors_mcp", "mcpclient", "change_mcpclient"),
+    ("doors_langgraph", "langgraphkey", "view_langgraphkey"), ("doors_langgraph", "langgraphkey", "add_langgraphkey"),
+    ("doors_langgraph", "langgraphkey", "change_langgraphkey"),
 ]
 GROUPS: dict[str, list[tuple[str, str, str]]] = {APPROVERS: APPROVER_PERMISSIONS, OPERATORS: OPERATOR_PERMISSIONS}
 

@@ -61,7 +61,7 @@ from threads.models import PAUSE_ANSWERS, Interrupt, Step, Thread
 ANSWER_PERMISSION = "threads.answer_interrupt"
 MAX_NAMESAKES = 500  # the sessions' threads of one id a search by that id lists
 ROW_DECISIONS = ("approve", "skip")  # a confirm's answers on its row (cancel_all needs its page)
-CONSOLE_MIRRORED = ("approve", "reject")
+CONSOLE_MIRRORED = ("approve", "reject", "skip")  # skip: a HumanInterrupt that allows ignore
 
 
 def buttons_of(pause: Interrupt) -> list[str]:

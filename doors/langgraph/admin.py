@@ -26,6 +26,7 @@ class LangGraphKeyForm(forms.ModelForm):  # type: ignore[type-arg]
     class Meta:
         model = LangGraphKey
         fields = ["name"]
+        help_texts = {"name": _("Letters, digits, '-' and '_': the console names who answered by it.")}
 
 
 @admin.register(LangGraphKey)
