@@ -265,3 +265,15 @@ def test_a_stream_sends_metadata_then_the_values_and_updates_asked_for():
     assert events[0] == "metadata" and "values" not in events
     assert events.count("updates") == 2 and "events" in events
     assert '"__interrupt__"' in text and '"langgraph_node": "draft"' in text
+
+
+def test_the_console_offers_skip_where_the_interrupt_allows_ignore_and_the_graph_gets_ignore(bridge):
+    thread = waiting_thread()
+    given = handed(bridge)
+    [pause] = pauses(thread)
+    staff = make_staff()
+    page = pause_page(staff, pause["id"])
+    assert 'value="approve"' in page and 'value="skip"' in page and 'value="reject"' not in page
+    assert answer(staff, pause["id"], page, "skip").status_code == 200
+    assert [list(g.values()) for g in given] == [[[{"type": "ignore", "args": None}]]]
+    assert said(thread)[-1] == "Left without a reply." and inbox.SENT == []
