@@ -245,6 +245,39 @@ def cmd_mcp_client(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_langgraph_key(args: argparse.Namespace) -> int:
+    """A LangGraph caller's x-api-key, made (and printed once) or revoked, as the console does it."""
+    import os
+
+    from stalwart_site.bootstrap import data_dir, setup
+
+    if not os.environ.get("DATABASE_URL") and not data_dir().is_dir():
+        print(f"stalwart: no data folder at {data_dir()}: run this where the LangGraph bridge runs", file=sys.stderr)
+        return EXIT_INVALID
+    setup()
+    from doors.keys import key_create, key_revoke
+    from doors.langgraph.models import LangGraphKey
+
+    found = LangGraphKey.objects.filter(name=args.name).first()
+    if args.revoke:
+        if found is None:
+            print(f"stalwart: no LangGraph key named {args.name!r}", file=sys.stderr)
+            return EXIT_INVALID
+        key_revoke(found)
+        print(f"Revoked the LangGraph key '{args.name}': its calls are refused from now on.")
+        return 0
+    if found is not None:
+        print(f"stalwart: a LangGraph key named {args.name!r} exists; revoke it or choose another name",
+              file=sys.stderr)
+        return EXIT_INVALID
+    _made, key = key_create(LangGraphKey, name=args.name, privileges=args.may or ["run", "answer"],
+                            by="stalwart langgraph-key")
+    print(f"Made LangGraph key '{args.name}' ({', '.join(sorted(args.may or ['run', 'answer']))}). "
+          f"Shown this once: {key}")
+    print("Send it as x-api-key (docs/langgraph.md, \"Keys\").")
+    return 0
+
+
 def cmd_context_token(args: argparse.Namespace) -> int:
     from stalwart_site.context import ContextArgumentError, context_token
 
@@ -301,7 +334,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--operator", action="store_true")
     c.set_defaults(func=cmd_createstaff)
     r = sub.add_parser("reset-demo", help="put the example shop's demo back as it started: its orders as seeded, "
-                       "no threads, runs or pauses; staff accounts, MCP client keys, withdrawals and settings are kept")
+                       "no threads, runs or pauses; staff accounts, MCP client and LangGraph keys, withdrawals and settings "
+                       "are kept")
     r.set_defaults(func=cmd_reset_demo)
     mc = sub.add_parser("mcp-client", help="make an MCP client's key (printed once), or --revoke it")
     mc.add_argument("name")
@@ -309,6 +343,12 @@ def parser() -> argparse.ArgumentParser:
     mc.add_argument("--ctx", action="append", default=[], metavar="NAME=VALUE", help="a context value its calls carry")
     mc.add_argument("--revoke", action="store_true")
     mc.set_defaults(func=cmd_mcp_client)
+    lk = sub.add_parser("langgraph-key", help="make a LangGraph caller's x-api-key (printed once), or --revoke it")
+    lk.add_argument("name")
+    lk.add_argument("--may", action="append", choices=["run", "answer"], metavar="run|answer",
+                    help="what it may do (repeat it; default both): start runs, answer interrupts")
+    lk.add_argument("--revoke", action="store_true")
+    lk.set_defaults(func=cmd_langgraph_key)
     ct = sub.add_parser("context-token", help="mint a signed Stalwart-Context token (HS256 JWT)")
     ct.add_argument("--ctx", action="append", default=[], metavar="NAME=VALUE",
                     help="a context value (repeat it); a JSON object also works: --ctx '{\"customer\": \"c-208\"}'")

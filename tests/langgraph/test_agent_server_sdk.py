@@ -147,3 +147,36 @@ def test_the_readmes_langgraph_snippet_works_as_written(client):
     exec("\n".join(lines), scope)  # noqa: S102 - the README's own code, as a reader runs it
     assert scope["asked"][0]["value"][0]["action_request"]["args"]["to"] == "ana@example.com"
     assert scope["done"]["messages"][-1]["content"] == "Sent the reply to ana@example.com."
+
+
+def test_a_key_made_with_the_command_is_what_the_sdk_sends(tmp_path):
+    """``stalwart langgraph-key`` beside a served graph (its own SQLite data folder: a key in force would
+    refuse every loopback call of a shared database): no key is then 401, a key that may only answer cannot
+    start a run, and the answer it gives is recorded under its name."""
+    from tests.e2e.test_commands import stalwart
+
+    sqlite = {"DATABASE_URL": ""}
+    with Server(tmp_path, module="examples.langgraph.inbox:build", env=sqlite).start(timeout=180) as server:
+        runner = stalwart("langgraph-key", "backend", "--may", "run", data_dir=tmp_path, env=sqlite)
+        inbox = stalwart("langgraph-key", "agent-inbox", "--may", "answer", data_dir=tmp_path, env=sqlite)
+        assert runner.returncode == 0 and "Shown this once" in inbox.stdout, inbox.stderr
+        keys = {name: out.stdout.split("Shown this once: ")[1].split()[0] for name, out in
+                (("backend", runner), ("agent-inbox", inbox))}
+        anonymous = langgraph_sdk.get_sync_client(url=server.url, api_key=None)
+        assert status_of(anonymous.threads.search) == 401
+        backend = langgraph_sdk.get_sync_client(url=server.url, api_key=keys["backend"])
+        answerer = langgraph_sdk.get_sync_client(url=server.url, api_key=keys["agent-inbox"])
+        thread = backend.threads.create()["thread_id"]
+        assert status_of(answerer.runs.wait, thread, "inbox", input={"email": EMAIL}) == 403
+        backend.runs.wait(thread, "inbox", input={"email": EMAIL})
+        assert status_of(backend.runs.wait, thread, "inbox", command={"resume": ACCEPT}) == 403
+        done = answerer.runs.wait(thread, "inbox", command={"resume": ACCEPT})
+        assert done["messages"][-1]["content"] == "Sent the reply to ana@example.com."
+        revoked = stalwart("langgraph-key", "agent-inbox", "--revoke", data_dir=tmp_path, env=sqlite)
+        assert revoked.returncode == 0 and status_of(answerer.threads.get, thread) == 401
+        import sqlite3
+
+        with sqlite3.connect(tmp_path / "runs.db") as db:
+            [(by, via)] = db.execute("SELECT answered_by, answered_via FROM threads_interrupt "
+                                     "WHERE decision = 'approve'").fetchall()
+        assert (by, via) == ("LangGraph key agent-inbox", "langgraph")
