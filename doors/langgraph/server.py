@@ -33,7 +33,6 @@ from doors.langgraph.graphthreads import thread_row
 from doors.langgraph.models import GraphRun, GraphThread
 from doors.langgraph.requests import caller_config, check_thread
 from doors.langgraph.values import (
-    chunk_json,
     interrupt_json,
     is_hitl,
     is_human_interrupt,
@@ -57,6 +56,7 @@ DETAIL_COMMAND = _('A command here is {"resume": ...}: goto and update would mov
 DETAIL_NOT_HERE = _("{key} is not taken here: every run starts from the thread's latest state and runs to its end.")
 DETAIL_STREAM_MODE = _("The stream modes served are values, updates and events.")
 DETAIL_METADATA = _("metadata must be a JSON object.")
+DETAIL_CONTEXT = _("context must be a JSON object.")
 DETAIL_LIMIT = _("limit is a whole number from 1 to 1000 and offset one from 0.")
 DETAIL_SORT = _("sort_by is one of thread_id, status, created_at and updated_at; sort_order asc or desc.")
 DETAIL_STATUS = _("status is one of idle, busy, interrupted and error.")
@@ -358,11 +358,9 @@ def _with_context(config: Any, context: Any) -> Any:
     if not context:
         return config
     if not isinstance(context, Mapping):
-        raise BadRequest(DETAIL_METADATA)
+        raise BadRequest(DETAIL_CONTEXT)
     config = dict(config) if isinstance(config, Mapping) else {}
     configurable = config.get("configurable")
     config["configurable"] = {**dict(context), **(dict(configurable) if isinstance(configurable, Mapping) else {})}
     return config
 
-
-__all__ = ["chunk_json", "RunDone", "run_carry", "run_failed", "stream_events", "thread_create", "threads_search"]
