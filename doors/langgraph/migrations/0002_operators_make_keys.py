@@ -24,6 +24,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("doors_langgraph", "0001_initial"),
         ("approvals", "0014_doors_replay_journal"),
+        ("doors_mcp", "0001_initial"),  # groups_make grants its permissions too: its content type moved first
     ]
 
     operations = [migrations.RunPython(grant, revoke)]
