@@ -18,7 +18,7 @@ from tests.langgraph.graphs import say
 from .doors import CHARGE, WRONG_TOKEN, Door, Pause, doors, unique
 from .doors.agui import AguiDoor, entry
 from .doors.estate import Estate
-from .doors.langgraph import BridgeDoor
+from .doors.langgraph import AgentServerDoor, BridgeDoor, approve_or_reject
 
 pytestmark = pytest.mark.server
 
@@ -54,6 +54,19 @@ def tries(door: Door, pause: Pause) -> list[tuple[str, Callable[[], Any]]]:
         return [("another token", lambda: door.resume(pause, "approve", token=WRONG_TOKEN)),
                 ("the graph run on with no input", lambda: door.runs({"input": None})),
                 ("a sync", lambda: door.http.post(f"/threads/{pause.thread}/sync", json={}))]
+    if door.id == "langgraph-api":
+        assert isinstance(door, AgentServerDoor)
+        approve = approve_or_reject("approve")
+        return [("the graph run on with no input", lambda: door.wait({"input": None})),
+                ("a resume with a goto", lambda: door.command({**approve, "goto": "tools"})),
+                ("an update and a goto", lambda: door.command({"update": {"messages": []}, "goto": "tools"})),
+                ("a resume and an input", lambda: door.runs({"input": {"messages": []}, "command": approve})),
+                ("a resume from an earlier checkpoint", lambda: door.runs({"command": approve, "checkpoint_id": "x"})),
+                ("a resume on another thread", lambda: door.command(approve, thread=unique("other"))),
+                ("a decision the interrupt does not offer", lambda: door.command(approve_or_reject("APPROVE"))),
+                ("no decision at all", lambda: door.command({"resume": {"decisions": []}})),
+                ("LangGraph's resume map in the config", lambda: door.wait({"input": None, "config": {
+                    "configurable": {"__pregel_resume_map": {pause.shown["id"]: approve["resume"]}}}}))]
     if door.id == "langchain":
         return [("the graph run on with no input",
                  lambda: door.agent.invoke(None, door.config))]  # type: ignore[attr-defined]
@@ -134,8 +147,8 @@ def test_the_twin_a_langgraph_run_with_a_documented_config_runs(fresh: Estate):
     door = BridgeDoor(fresh)
     try:
         started = door.runs({"input": say(("charge_card", CHARGE)), "config": {"recursion_limit": 25, "tags": ["t"]}})
-        assert started.status_code == 200, started.text
-        assert [p["tool"] for p in started.json()["waiting"]] == ["charge_card"] and door.effects() == 0
+        assert started.status_code == 200 and started.json()["status"] == "success", started.text
+        assert [p["tool"] for p in door.waiting()] == ["charge_card"] and door.effects() == 0
     finally:
         door.close()
 
@@ -157,7 +170,7 @@ def test_defect1_a_signed_bridge_takes_no_unsigned_run_or_resume(fresh: Estate, 
         signed = http.post(f"/threads/{thread}/runs", content=body,
                            headers={**headers, "Stalwart-Signature": sign(body, SECRET)})
         assert signed.status_code == 200, signed.text
-        pause = signed.json()["waiting"][0]
+        pause = http.get(f"/threads/{thread}/interrupts").json()["interrupts"][0]  # a read: no signature
         answer = json.dumps({"interrupt_id": pause["id"], "decision": "approve", "token": pause["token"]}).encode()
         unsigned_resume = http.post(f"/threads/{thread}/resume", content=answer, headers=headers)
         assert unsigned_resume.status_code == 401 and unsigned_resume.json()["error"] == "signature_invalid"

@@ -79,6 +79,8 @@ KILLED = {
     "agui": "issue 32's defect 6 is this case: test_defect6_an_agui_resume_whose_worker_died_gets_its_outcome",
     "langgraph": "the graph's own tools run in the team's graph; a bridge killed between its claim and the resume "
                  "is reconciled at its start (tests/langgraph/test_bridge.py)",
+    "langgraph-api": "a command.resume is answered through the bridge's own engine call, as the langgraph cell's "
+                     "answer is: the graph's tools run in the team's graph, reconciled at the bridge's start",
 }
 
 

@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import pytest
 
+from examples.shop import tools as shop
+from threads.labels import decision_words
+
 from .doors import IN_PROCESS, WRONG_TOKEN, doors, unique
 from .doors.agui import AguiDoor, as_answer, entry
+from .doors.estate import Estate
 from .doors.inprocess import DeskDoor
+from .doors.langgraph import AgentServerDoor, approve_or_reject
 
 pytestmark = pytest.mark.server
 
@@ -21,9 +26,10 @@ NO_TOKEN = ("an MCP client is shown no token and answers nothing (docs/mcp.md): 
                                         "mcp-stdio": NO_TOKEN}), indirect=True)
 def test_another_token_and_a_late_answer_change_nothing(door):
     pause = door.propose()
-    if door.id == "langchain":  # its caller's resume carries no token: the console answers first, then the graph
-        said = door.console_answer(pause.id, "skip")
-        assert said.startswith("Answered: Skip."), said
+    skip = "skip" if door.id == "langchain" else door.decisions["skip"]
+    if not door.shows_token:  # its caller's resume carries no token: the console answers first, then the door
+        said = door.console_answer(pause.id, skip)
+        assert said.startswith(f"Answered: {decision_words(skip)}."), said
     else:
         wrong = door.answer(pause, door.decisions["approve"], token=WRONG_TOKEN)
         assert not wrong.taken and wrong.code == "interrupt_stale", wrong.body
@@ -37,7 +43,7 @@ def test_another_token_and_a_late_answer_change_nothing(door):
         assert not late.taken and late.code == "interrupt_stale", late.body
     assert door.effects() == 0
     row = door.pause_row(pause.id)
-    assert (row["status"], row["decision"]) == ("answered", door.decisions["skip"] if door.id != "langchain" else "skip")
+    assert (row["status"], row["decision"]) == ("answered", skip)
 
 
 STAFF_ANY = "staff answer any thread's pauses by contract (docs/http-api.md); a foreign token is the test above"
@@ -70,6 +76,13 @@ def test_a_pause_answered_from_another_thread_or_session_is_refused(door):
     elif door.id == "langgraph":
         other = door.resume(pause, "approve", thread=unique("other"))  # type: ignore[attr-defined]
         assert (other.status_code, other.json()["error"]) == (404, "not_found"), other.text
+    elif door.id == "langgraph-api":  # its answer names no pause: another thread's has nothing to answer
+        assert isinstance(door, AgentServerDoor)
+        approve = approve_or_reject("approve")
+        other = door.command(approve, thread=unique("other"))
+        unmade = door.runs({"command": approve, "if_not_exists": "reject"}, thread=unique("other"))
+        refused = [(r.status_code, r.json()["error"]) for r in (other, unmade)]
+        assert refused == [(409, "interrupt_stale"), (404, "not_found")], refused
     else:  # MCP: another client's identical call is its own call, never this one's pause or result
         said = door.estate.staff().answer(pause.id, "approve")  # type: ignore[attr-defined]
         assert said.startswith("Answered: Approve."), said
@@ -85,6 +98,8 @@ def test_a_pause_answered_from_another_thread_or_session_is_refused(door):
 EDITS = {
     "mcp-2025-11-25": NO_TOKEN, "mcp-2026-07-28": NO_TOKEN, "mcp-stdio": NO_TOKEN,
     "langchain": "the middleware's interrupt offers approve and reject only: nothing edits its call",
+    "langgraph-api": "a command.resume holds no token: it answers what waits now, which after an edit is the "
+                     "edited call; see the test below",
 }
 
 
@@ -112,3 +127,29 @@ def test_an_answer_with_the_token_of_a_call_since_edited_changes_nothing(door):
     assert door.effects() == 0
     successors = [status for pid, status in door.thread_pauses(pause.id) if pid != pause.id]
     assert successors == ["open"]  # the edited call waits, as a new proposal
+
+
+EDITED = {"order_id": "4411", "amount": 30}
+
+
+def test_an_agent_server_answer_after_an_edit_runs_the_edited_call_and_never_the_one_before(fresh: Estate):
+    """The Agent Server API's cell of the edit: its answer names no pause, so no token of the call before the
+    edit can be sent. An ``edit`` decision closes the pause as ``edited`` and opens one for the edited call
+    (the graph still waits); the next ``approve`` answers that one: the edited call runs, once, and the call
+    as first proposed never does; the same approve again is stale."""
+    door = AgentServerDoor(fresh)
+    try:
+        pause = door.propose()
+        edit = door.command(approve_or_reject("edit", edited_action={"name": "charge_card", "args": EDITED}))
+        assert edit.status_code == 200, edit.text
+        assert door.pause_row(pause.id)["status"] == "edited" and door.effects() == 0
+        (successor,) = door.open_pauses()
+        approved = door.answer(pause, door.decisions["approve"])
+        assert approved.taken and approved.outcome == "done", approved.body
+        assert [c["amount"] for c in shop.charges("4411")] == ["30.00"]
+        assert door.pause_row(successor)["status"] == "answered"
+        again = door.answer(pause, door.decisions["approve"])
+        assert not again.taken and again.code == "interrupt_stale", again.body
+        assert door.effects() == 1
+    finally:
+        door.close()

@@ -28,6 +28,8 @@ REFUSED = {
     "mcp-stdio": "a tools/call is a run of its own and supersedes nothing (docs/mcp.md): see the test below",
     "langgraph": "the bridge runs the team's graph as LangGraph does: new input drops the pending interrupt and "
                  "its mirror closes superseded (docs/langgraph.md); see the atomic supersede test",
+    "langgraph-api": "a run's input goes through the bridge: new input drops the pending interrupt and its mirror "
+                     "closes superseded (docs/langgraph.md); see the atomic supersede test",
 }
 
 
@@ -93,7 +95,7 @@ def new_turn(door, worker: int) -> None:  # type: ignore[no-untyped-def]
             browser.close()
     elif door.id == "desk":
         door.desk.say(door.thread, "show order 4412")
-    else:  # the bridge: the graph run on new input
+    else:  # the bridge, or the Agent Server API over it: the graph run on new input
         assert door.runs({"input": say(("get_order", {"order_id": "4412"}))}).status_code in (200, 409)
 
 

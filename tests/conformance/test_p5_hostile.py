@@ -10,6 +10,7 @@ corpus: add a shape to a door's list below."""
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,7 @@ import httpx
 import pytest
 
 from tests.langgraph.graphs import say
+from tests.support.workers import on_postgres
 
 from .doors import CHARGE, SAY, Door, doors, unique
 from .doors.agui import AguiDoor, events_of, finished, run_error
@@ -32,10 +34,17 @@ def deep(levels: int) -> str:
     return "[" * levels + "]" * levels
 
 
+STORE = ("threads_thread", "threads_run", "threads_interrupt")
+# The LangGraph door's own rows of the Agent Server API: its threads and its runs.
+GRAPH_STORE = ("doors_langgraph_graphthread", "doors_langgraph_graphrun")
+
+
 def stored(door: Door) -> tuple[int, ...]:
-    """What the run store holds: threads, runs, pauses."""
+    """What the run store holds: threads, runs, pauses (and, for the LangGraph bridge's doors, which serve
+    the Agent Server API, its graph threads and graph runs)."""
+    tables = STORE + (GRAPH_STORE if door.id.startswith("langgraph") else ())
     return tuple(door.rows(f"SELECT COUNT(*) FROM {table}")[0][0]  # noqa: S608 - the test's own table names
-                 for table in ("threads_thread", "threads_run", "threads_interrupt"))
+                 for table in tables)
 
 
 def json_error(response: httpx.Response, *statuses: int) -> str:
@@ -252,9 +261,9 @@ def bridge_corpus(door: Any) -> list[Shape]:
                                                  headers={"Content-Type": "application/json"}), *statuses)
 
     runs = f"/threads/{unique('h')}/runs"
-    charge = say(("charge_card", {"order_id": "44\u000011", "amount": 40}))
     return [
-        ("NUL in a tool's argument", post(runs, json.dumps(charge), 400)),
+        ("NUL in the input", post(runs, json.dumps({"input": {"messages": [{"role": "user", "content": "44\u000011"}]}}),
+                                  400)),
         ("NUL in the thread id", post("/threads/a%00b/runs", json.dumps({"input": say(("charge_card", CHARGE))}),
                                       400, 404)),
         ("lone surrogate", post(runs, json.dumps({"input": say(("charge_card", CHARGE))}).replace(
@@ -265,6 +274,71 @@ def bridge_corpus(door: Any) -> list[Shape]:
         ("huge body", post(runs, '{"input": "' + "x" * (2 * 1024 * 1024) + '"}', 413)),
         ("over-long interrupt id", post(runs.replace("/runs", "/resume"), json.dumps(
             {"interrupt_id": "p" * 500, "decision": "approve", "token": "t"}), 400, 404)),
+    ]
+
+
+def agent_server_corpus(door: Any) -> list[Shape]:
+    """The Agent Server API's routes: a thread made, a run waited on, an answer as a run's ``command``, a
+    stream, a search. Every one of them is a 400 in the ``{"error", "detail"}`` shape before anything is kept."""
+    def post(path: str, raw: bytes | str, *statuses: int) -> Callable[[], str]:
+        content = raw.encode() if isinstance(raw, str) else raw
+        return lambda: json_error(door.http.post(path, content=content,
+                                                 headers={"Content-Type": "application/json"}), *statuses)
+
+    def body(path: str, value: Any) -> Callable[[], str]:
+        return post(path, json.dumps(value), 400)
+
+    thread = unique("h")
+    base = f"/threads/{thread}"
+    wait, runs, stream = f"{base}/runs/wait", f"{base}/runs", f"{base}/runs/stream"
+    charge = {"assistant_id": "mail", "input": say(("charge_card", CHARGE))}
+    approve = {"resume": {"decisions": [{"type": "approve"}]}}
+    return [
+        ("NUL in a new thread's id", body("/threads", {"thread_id": "t-\u0000"})),
+        ("NUL in a new thread's metadata", body("/threads", {"thread_id": unique("h"), "metadata": {"m": "a\u0000"}})),
+        ("over-long new thread id", body("/threads", {"thread_id": "t" * 300})),
+        ("a new thread's id not a string", body("/threads", {"thread_id": ["t"]})),
+        ("NUL in a run's input", body(wait, {"input": {"messages": [{"role": "user", "content": "44\u000011"}]}})),
+        ("NUL in a resume", body(runs, {"command": {"resume": {"decisions": [{"type": "reject",
+                                                                               "message": "a\u0000"}]}}})),
+        ("NUL in the thread id", post("/threads/a%00b/runs/wait", json.dumps(charge), 400, 404)),
+        ("over-long thread id, wait", body(f"/threads/{'t' * 300}/runs/wait", charge)),
+        ("over-long thread id, a resume", body(f"/threads/{'t' * 300}/runs", {"command": approve})),
+        ("over-long thread id, stream", body(f"/threads/{'t' * 300}/runs/stream", charge)),
+        ("over-long thread id, state", lambda: json_error(door.http.get(f"/threads/{'t' * 300}/state"), 400)),
+        ("lone surrogate", post(wait, json.dumps(charge).replace("4411", "44\\ud80011"), 400)),
+        ("deep nesting, input", post(wait, '{"input": ' + deep(100_000) + "}", 400)),
+        ("deep nesting, a resume", post(runs, '{"command": {"resume": ' + deep(100_000) + "}}", 400)),
+        ("deep nesting, metadata", post("/threads", '{"metadata": {"m": ' + deep(100_000) + "}}", 400)),
+        ("NaN, input", post(wait, '{"input": NaN}', 400)),
+        ("NaN, a resume", post(runs, '{"command": {"resume": {"decisions": [{"type": "approve", "n": NaN}]}}}',
+                               400)),
+        ("NaN, a search's limit", post("/threads/search", '{"limit": NaN}', 400)),
+        ("invalid UTF-8", post(wait, json.dumps(charge).encode().replace(b"4411", b"44\xed\xa0\x8011"), 400)),
+        ("huge body", post(wait, '{"input": "' + "x" * (2 * 1024 * 1024) + '"}', 413)),
+        ("__pregel_resume_map in the config", body(runs, {"input": None, "config": {
+            "configurable": {"__pregel_resume_map": {"x": approve["resume"]}}}})),
+        ("__pregel_scratchpad in the config", body(wait, {**charge, "config": {"configurable": {
+            "__pregel_scratchpad": {}}}})),
+        ("__pregel_* at the config's top", body(wait, {**charge, "config": {"__pregel_checkpointer": None}})),
+        ("__pregel_* nested in the config", body(runs, {"command": approve, "config": {"configurable": {
+            "deep": {"__pregel_resume_map": {}}}}})),
+        ("__pregel_* in the context", body(wait, {**charge, "context": {"__pregel_resume_map": {}}})),
+        ("a command with goto", body(runs, {"command": {"goto": "tools"}})),
+        ("a command with update", body(runs, {"command": {"update": {"messages": []}}})),
+        ("a resume with goto", body(runs, {"command": {**approve, "goto": "tools"}})),
+        ("a resume with update", body(runs, {"command": {**approve, "update": {"messages": []}}})),
+        ("a command not an object", body(runs, {"command": ["resume"]})),
+        ("input and a command", body(wait, {**charge, "command": approve})),
+        ("checkpoint_id", body(wait, {**charge, "checkpoint_id": "1ef-0"})),
+        ("checkpoint_id on a resume", body(runs, {"command": approve, "checkpoint_id": "1ef-0"})),
+        ("checkpoint", body(runs, {"command": approve, "checkpoint": {"checkpoint_id": "1ef-0"}})),
+        ("interrupt_before", body(wait, {**charge, "interrupt_before": ["tools"]})),
+        ("webhook", body(wait, {**charge, "webhook": "http://127.0.0.1:9/hook"})),
+        ("metadata not an object", body(wait, {**charge, "metadata": ["m"]})),
+        ("a stream mode not served", body(stream, {**charge, "stream_mode": ["debug"]})),
+        ("a search's limit out of range", body("/threads/search", {"limit": 10**6})),
+        ("a search's sort", body("/threads/search", {"sort_by": "metadata"})),
     ]
 
 
@@ -292,7 +366,7 @@ def langchain_corpus(door: Any) -> list[Shape]:
 
 CORPUS = {"http": http_corpus, "widget": http_corpus, "console": console_corpus, "desk": desk_corpus,
           "mcp-2025-11-25": mcp_corpus, "mcp-2026-07-28": mcp_corpus, "mcp-stdio": mcp_corpus, "agui": agui_corpus,
-          "langgraph": bridge_corpus, "langchain": langchain_corpus}
+          "langgraph": bridge_corpus, "langgraph-api": agent_server_corpus, "langchain": langchain_corpus}
 
 
 @pytest.mark.parametrize("door", doors(), indirect=True)
@@ -306,6 +380,65 @@ def test_hostile_input_gets_the_doors_own_error_and_stores_nothing(door):
         if said or any(grew):
             wrong[label] = f"{said or 'refused'}; stored threads/runs/pauses +{grew}"
     assert wrong == {}, "\n".join(f"{k}: {v}" for k, v in wrong.items())
+
+
+# -- found adding the Agent Server API's door -----------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="the run is taken as the graph's failure: 502 graph_failed (EmptyInputError), "
+                                       "its graph thread and an error run kept")
+@pytest.mark.parametrize("route", ["runs", "runs/wait"])
+def test_an_agent_server_run_with_nothing_to_run_is_refused_before_anything_is_kept(fresh: Estate, route: str):
+    """A run with neither an input nor a command, on a thread whose graph never ran, has nothing to start
+    from: the caller's mistake, not the graph's failure. The bridge's ``/runs`` of old refused a body
+    without ``input`` with 400; the Agent Server API takes an input of ``null`` (the graph goes on from its
+    checkpoint), so here only the thread with no checkpoint is refused.
+
+    Expected: 400 ``bad_request`` in the ``{"error", "detail"}`` shape, no graph thread and no run kept."""
+    from .doors.langgraph import AgentServerDoor
+
+    door = AgentServerDoor(fresh)
+    try:
+        before = stored(door)
+        said = json_error(door.http.post(f"/threads/{unique('h')}/{route}", json={"input": None}), 400)
+        assert (said, [n - b for n, b in zip(stored(door), before, strict=True)]) == ("", [0] * len(before))
+    finally:
+        door.close()
+
+
+MODEL_MADE = {  # a tool call's arguments as the model makes them from the caller's text
+    "NaN": {"order_id": "4411", "amount": float("nan")},
+    "NUL": {"order_id": "44\x0011", "amount": 40},
+}
+UNSTORED = ("the thread's values, with the interrupt as the graph holds it, are kept with the run unreplaced "
+            "(doors_langgraph_graphrun.values) and shown as they are: 500 from the run (for a NaN, from GET /state "
+            "after too)")
+
+
+@pytest.mark.parametrize("route", ["runs", "runs/wait"])
+@pytest.mark.parametrize("made", [
+    pytest.param("NaN", marks=pytest.mark.xfail(strict=True, reason=UNSTORED)),
+    pytest.param("NUL", marks=pytest.mark.xfail(on_postgres(os.environ.get("DATABASE_URL", "")), strict=True, reason=UNSTORED)),
+])
+def test_an_agent_server_run_whose_interrupt_holds_what_json_cannot_keep_never_answers_500(fresh: Estate, made: str,
+                                                                                           route: str):
+    """The caller's message is plain text; the model reads a tool call from it (the scripted model does, as a
+    model told to, or a prompt injected, can) whose argument is a NaN or a NUL. The interrupt is then the
+    graph's own value: nothing to refuse, and the bridge mirrors it with what cannot be stored shown replaced
+    (tests/langgraph/test_routes.py). Expected: the run answers 200, the thread's state can be read, the
+    pause waits and nothing is charged; never a 500."""
+    from .doors.langgraph import AgentServerDoor
+
+    door = AgentServerDoor(fresh)
+    try:
+        door.thread_made(door.thread)
+        ran = door.http.post(f"/threads/{door.thread}/{route}",
+                             content=json.dumps({"input": say(("charge_card", MODEL_MADE[made]))}).encode(),
+                             headers={"Content-Type": "application/json"})
+        state = door.http.get(f"/threads/{door.thread}/state")
+        assert (ran.status_code, state.status_code) == (200, 200), (ran.text[:300], state.text[:300])
+        assert len(door.open_pauses()) == 1 and door.effects() == 0
+    finally:
+        door.close()
 
 
 # -- issue 32, defect 6 -------------------------------------------------------------------------

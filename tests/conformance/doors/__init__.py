@@ -13,7 +13,7 @@ import pytest
 from .base import CHARGE, SAY, WRONG_TOKEN, Answer, Door, Pause, unique
 
 DOORS = ["http", "widget", "console", "desk", "mcp-2025-11-25", "mcp-2026-07-28", "mcp-stdio", "agui", "langgraph",
-         "langchain"]
+         "langgraph-api", "langchain"]
 IN_PROCESS = {"desk", "langchain"}
 
 
@@ -39,14 +39,15 @@ def make_door(door_id: str, estate: Any) -> Door:
     from .agui import AguiDoor
     from .http import ConsoleDoor, HttpDoor, WidgetDoor
     from .inprocess import DeskDoor
-    from .langgraph import BridgeDoor, LangChainDoor
+    from .langgraph import AgentServerDoor, BridgeDoor, LangChainDoor
     from .mcp import Mcp2026Door, McpDoor, McpStdioDoor
 
     made: dict[str, Any] = {
         "http": lambda: HttpDoor(estate), "widget": lambda: WidgetDoor(estate), "console": lambda: ConsoleDoor(estate),
         "desk": DeskDoor, "mcp-2025-11-25": lambda: McpDoor(estate), "mcp-2026-07-28": lambda: Mcp2026Door(estate),
         "mcp-stdio": lambda: McpStdioDoor(estate), "agui": lambda: AguiDoor(estate),
-        "langgraph": lambda: BridgeDoor(estate), "langchain": LangChainDoor,
+        "langgraph": lambda: BridgeDoor(estate), "langgraph-api": lambda: AgentServerDoor(estate),
+        "langchain": LangChainDoor,
     }
     return made[door_id]()  # type: ignore[no-any-return]
 

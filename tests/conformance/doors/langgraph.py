@@ -1,8 +1,11 @@
 """The LangGraph doors: the bridge (``stalwart_site.langgraph.make_app`` over
 a real graph with ``HumanInTheLoopMiddleware``, served by daphne; its own
-routes ``/threads/{id}/runs`` and ``/resume``), and the LangChain middleware
-(``StalwartMiddleware`` in a ``create_agent`` graph with a fake chat model,
-in this process). Both say ``reject`` where the other doors say ``skip``."""
+routes ``/interrupts`` and ``/resume``, the graph run through ``/runs``), the
+Agent Server API the same server serves (``POST /threads``, ``/runs/wait``,
+``/runs`` with ``command.resume``: what ``langgraph-sdk`` and Agent Inbox
+call), and the LangChain middleware (``StalwartMiddleware`` in a
+``create_agent`` graph with a fake chat model, in this process). All three say
+``reject`` where the other doors say ``skip``."""
 
 from __future__ import annotations
 
@@ -52,11 +55,19 @@ class BridgeDoor(Door):
         return self.http.post(f"/threads/{thread or self.thread}/runs", json=body, headers=headers or {})
 
     def propose(self) -> Pause:
+        """The graph run on the charge (``/runs`` answers the run itself), then its pause as the bridge's
+        ``/interrupts`` shows it, with its token."""
         started = self.runs({"input": say(("charge_card", CHARGE))})
         assert started.status_code == 200, started.text
-        waiting = started.json()["waiting"]
-        assert [p["tool"] for p in waiting] == ["charge_card"], started.text
+        waiting = self.waiting()
+        assert [p["tool"] for p in waiting] == ["charge_card"], (started.text, waiting)
         return Pause(id=waiting[0]["id"], token=waiting[0]["token"], thread=self.thread, shown=waiting[0])
+
+    def waiting(self, thread: str | None = None) -> list[dict[str, Any]]:
+        """The thread's open pauses, as ``GET /threads/{id}/interrupts`` mirrors them."""
+        listed = self.http.get(f"/threads/{thread or self.thread}/interrupts")
+        assert listed.status_code == 200, listed.text
+        return list(listed.json()["interrupts"])
 
     def resume(self, pause: Pause, decision: str, *, token: str | None = None, thread: str | None = None,
                answer: Any = None, raw: bytes | None = None, headers: dict[str, str] | None = None) -> httpx.Response:
@@ -83,8 +94,77 @@ class BridgeDoor(Door):
         response = self.estate.staff("bridge").http.get(path)
         return response.status_code, response.text
 
+    def console_answer(self, pause_id: str, decision: str) -> str:
+        """A staff member's answer in the bridge's own console (which carries the graph on); the message after."""
+        return self.estate.staff("bridge").answer(pause_id, decision)
+
     def close(self) -> None:
         self.http.close()
+
+
+GRAPH = "mail"  # the name of the graph the bridge serves (tests/langgraph/graphs.py's mail_agent)
+
+
+def approve_or_reject(decision: str, **extra: Any) -> dict[str, Any]:
+    """A run's ``command`` answering a ``HumanInTheLoopMiddleware`` interrupt of one call with ``decision``."""
+    return {"resume": {"decisions": [{"type": decision, **extra}]}}
+
+
+class AgentServerDoor(BridgeDoor):
+    """The Agent Server API over the bridge, as ``langgraph-sdk`` calls it: ``POST /threads``, the graph run
+    with ``POST /threads/{id}/runs/wait`` (its values, ``__interrupt__`` while one waits), an answer as a run
+    whose ``command.resume`` holds the middleware's decisions (``POST /threads/{id}/runs``, then its ``join``
+    for the values it ended with). The caller is shown LangGraph's interrupt, never a pause or its token: the
+    pause behind it is read from the run store, and an answer is bound to what waits now."""
+
+    id = "langgraph-api"
+    shows_token = False  # a command.resume carries none: it answers the interrupt pending now
+
+    def __init__(self, estate: Estate) -> None:
+        super().__init__(estate)
+        self.thread = unique("lga")
+
+    def thread_made(self, thread: str) -> None:
+        made = self.http.post("/threads", json={"thread_id": thread, "metadata": {"by": "conformance"}})
+        assert made.status_code == 200 and made.json()["thread_id"] == thread, made.text
+
+    def wait(self, body: Any, *, thread: str | None = None) -> httpx.Response:
+        return self.http.post(f"/threads/{thread or self.thread}/runs/wait", json=body)
+
+    def propose(self) -> Pause:
+        """A thread, the graph run on the charge until it waits; the pause is the one open behind the
+        interrupt the API showed."""
+        self.thread_made(self.thread)
+        waited = self.wait({"assistant_id": GRAPH, "input": say(("charge_card", CHARGE))})
+        assert waited.status_code == 200, waited.text
+        (interrupt,) = waited.json()["__interrupt__"]
+        assert [a["name"] for a in interrupt["value"]["action_requests"]] == ["charge_card"], interrupt
+        (pause_id,) = self.open_pauses()
+        return Pause(id=pause_id, token="", thread=self.thread, shown=interrupt)
+
+    def open_pauses(self, thread: str | None = None) -> list[str]:
+        """The ids of the pauses open behind the graph thread's interrupts (in the run store)."""
+        return [r[0] for r in self.rows("SELECT id FROM threads_interrupt WHERE thread_id = ? AND status = 'open' "
+                                         "ORDER BY created_at, id", (f"lg-{GRAPH}-{thread or self.thread}",))]
+
+    def command(self, command: Any, *, thread: str | None = None) -> httpx.Response:
+        return self.runs({"assistant_id": GRAPH, "command": command}, thread=thread)
+
+    def answer(self, pause: Pause, decision: str, *, token: str | None = None, worker: int = 0) -> Answer:
+        """``decision`` as a run's ``command.resume`` (``token`` has nowhere to go: the API takes none),
+        then what the graph's thread holds once that run ended (its ``join``)."""
+        return self.told(self.command(approve_or_reject(decision), thread=pause.thread), pause.thread)
+
+    def told(self, response: httpx.Response, thread: str) -> Answer:
+        """A run's answer as an ``Answer``: refused (its error), or taken with what its values say of the charge."""
+        body = response.json()
+        if response.status_code != 200:
+            return Answer(taken=False, code=body.get("error", ""), body=body, extra={"status": response.status_code})
+        joined = self.http.get(f"/threads/{thread}/runs/{body['run_id']}/join")
+        assert joined.status_code == 200, joined.text
+        values = joined.json()
+        outcome = "waiting" if values.get("__interrupt__") else graph_outcome(values.get("messages") or [])
+        return Answer(taken=True, outcome=outcome, body=values, extra={"status": 200, "run": body})
 
 
 class FreshIdsModel(ScriptedModel):
