@@ -50,6 +50,7 @@ DETAIL_NO_ASSISTANT = _("This server has no assistant of that id: it serves the 
 DETAIL_NO_THREAD = _("This server has no thread of that id.")
 DETAIL_NO_RUN = _("This thread has no run of that id.")
 DETAIL_THREAD_EXISTS = _("A thread of that id exists already.")
+DETAIL_NOTHING_TO_RUN = _("A run needs an input or a command: this thread has nothing to go on from.")
 DETAIL_INPUT_AND_COMMAND = _("A run takes an input or a command, not both.")
 DETAIL_COMMAND = _('A command here is {"resume": ...}: goto and update would move the graph past what waits '
                    "on a person.")
@@ -278,6 +279,8 @@ def run_carry(bridge: Bridge, graph_thread: str, body: Mapping[str, Any], *, by:
     metadata = _metadata(body.get("metadata"))
     config = _with_context(body.get("config"), body.get("context"))
     caller_config(config, graph=bridge.graph, graph_thread=graph_thread)  # refused here, before anything runs
+    if command is None and input_ is None and not bridge.graph.get_state(bridge.config(graph_thread)).next:
+        raise BadRequest(DETAIL_NOTHING_TO_RUN)  # no input, and nothing of the thread to go on from
     if not GraphThread.objects.filter(graph=bridge.name, thread_id=graph_thread).exists():
         # As LangGraph's own server: a run on a thread never made is 404, unless it asks to make it
         # (``if_not_exists: "create"``), which a resume cannot (nothing of it can wait).

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -123,15 +124,17 @@ def jsonable(value: Any) -> Any:
     from langchain_core.messages import BaseMessage
 
     if isinstance(value, BaseMessage):
-        out: dict[str, Any] = {"role": value.type, "content": value.content}
+        out: dict[str, Any] = {"role": value.type, "content": jsonable(value.content)}
         calls = getattr(value, "tool_calls", None)
         if calls:
-            out["tool_calls"] = [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in calls]
+            out["tool_calls"] = [{"name": c["name"], "args": jsonable(c["args"]), "id": c.get("id")} for c in calls]
         return out
     if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items() if not str(k).startswith("__")}
     if isinstance(value, list | tuple):
         return [jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # NaN and infinities are no JSON: said as text ("nan", "inf")
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return str(value)

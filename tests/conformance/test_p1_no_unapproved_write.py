@@ -164,7 +164,7 @@ def test_defect1_a_signed_bridge_takes_no_unsigned_run_or_resume(fresh: Estate, 
     After the fix: with ``make_app(graph, secret=...)`` every route that can resume or run the graph answers
     401 ``signature_invalid`` without a valid ``Stalwart-Signature``; with one, it runs (the twin)."""
     thread = unique("lg-signed")
-    body = json.dumps({"input": say(("charge_card", CHARGE))}).encode()
+    body = json.dumps({"if_not_exists": "create", "input": say(("charge_card", CHARGE))}).encode()
     headers = {"Content-Type": "application/json"}
     with httpx.Client(base_url=signed_bridge, timeout=120) as http:
         signed = http.post(f"/threads/{thread}/runs", content=body,

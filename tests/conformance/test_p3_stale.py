@@ -79,8 +79,10 @@ def test_a_pause_answered_from_another_thread_or_session_is_refused(door):
     elif door.id == "langgraph-api":  # its answer names no pause: another thread's has nothing to answer
         assert isinstance(door, AgentServerDoor)
         approve = approve_or_reject("approve")
-        other = door.command(approve, thread=unique("other"))
-        unmade = door.runs({"command": approve, "if_not_exists": "reject"}, thread=unique("other"))
+        elsewhere = unique("other")
+        door.thread_made(elsewhere)
+        other = door.command(approve, thread=elsewhere)
+        unmade = door.runs({"command": approve}, thread=unique("other"))  # a resume makes no thread
         refused = [(r.status_code, r.json()["error"]) for r in (other, unmade)]
         assert refused == [(409, "interrupt_stale"), (404, "not_found")], refused
     else:  # MCP: another client's identical call is its own call, never this one's pause or result

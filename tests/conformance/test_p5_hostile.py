@@ -10,7 +10,6 @@ corpus: add a shape to a door's list below."""
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +18,6 @@ import httpx
 import pytest
 
 from tests.langgraph.graphs import say
-from tests.support.workers import on_postgres
 
 from .doors import CHARGE, SAY, Door, doors, unique
 from .doors.agui import AguiDoor, events_of, finished, run_error
@@ -384,8 +382,6 @@ def test_hostile_input_gets_the_doors_own_error_and_stores_nothing(door):
 
 # -- found adding the Agent Server API's door -----------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the run is taken as the graph's failure: 502 graph_failed (EmptyInputError), "
-                                       "its graph thread and an error run kept")
 @pytest.mark.parametrize("route", ["runs", "runs/wait"])
 def test_an_agent_server_run_with_nothing_to_run_is_refused_before_anything_is_kept(fresh: Estate, route: str):
     """A run with neither an input nor a command, on a thread whose graph never ran, has nothing to start
@@ -409,15 +405,10 @@ MODEL_MADE = {  # a tool call's arguments as the model makes them from the calle
     "NaN": {"order_id": "4411", "amount": float("nan")},
     "NUL": {"order_id": "44\x0011", "amount": 40},
 }
-UNSTORED = ("the thread's values, with the interrupt as the graph holds it, are kept with the run unreplaced "
-            "(doors_langgraph_graphrun.values) and shown as they are: 500 from the run (for a NaN, from GET /state "
-            "after too)")
-
 
 @pytest.mark.parametrize("route", ["runs", "runs/wait"])
 @pytest.mark.parametrize("made", [
-    pytest.param("NaN", marks=pytest.mark.xfail(strict=True, reason=UNSTORED)),
-    pytest.param("NUL", marks=pytest.mark.xfail(on_postgres(os.environ.get("DATABASE_URL", "")), strict=True, reason=UNSTORED)),
+    "NaN", "NUL",
 ])
 def test_an_agent_server_run_whose_interrupt_holds_what_json_cannot_keep_never_answers_500(fresh: Estate, made: str,
                                                                                            route: str):

@@ -52,7 +52,10 @@ class BridgeDoor(Door):
         self.thread = unique("lg")
 
     def runs(self, body: Any, *, thread: str | None = None, headers: dict[str, str] | None = None) -> httpx.Response:
-        return self.http.post(f"/threads/{thread or self.thread}/runs", json=body, headers=headers or {})
+        """A run of the graph on the bridge's thread, made by the run as the bridge's own callers make it
+        (``if_not_exists: "create"``; a body that is not an object is sent as it is)."""
+        sent = {"if_not_exists": "create", **body} if isinstance(body, dict) and "command" not in body else body
+        return self.http.post(f"/threads/{thread or self.thread}/runs", json=sent, headers=headers or {})
 
     def propose(self) -> Pause:
         """The graph run on the charge (``/runs`` answers the run itself), then its pause as the bridge's
