@@ -284,8 +284,8 @@ STALWART_CONTEXT_SECRET = env.str("STALWART_CONTEXT_SECRET", default="")
 STALWART_EMBED_ORIGINS = [o.strip().rstrip("/") for o in env.list("STALWART_EMBED_ORIGINS", default=[]) if o.strip()]
 INSTALLED_APPS.append("corsheaders")  # its system checks refuse a malformed origin at start
 CORS_ALLOWED_ORIGINS = STALWART_EMBED_ORIGINS
-# agui/: AG-UI clients (docs/ag-ui.md); threads and assistants/: LangGraph's Agent Server API (docs/langgraph.md)
-CORS_URLS_REGEX = r"^/(static/|threads(/|$)|assistants/|agui/|config\.json$|plan$|healthz$)"
+# agui/: AG-UI clients (docs/ag-ui.md); threads, assistants/ and info: LangGraph's Agent Server API (docs/langgraph.md)
+CORS_URLS_REGEX = r"^/(static/|threads(/|$)|assistants/|info$|agui/|config\.json$|plan$|healthz$)"
 CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["content-type", "idempotency-key", "stalwart-context", "stalwart-session", "stalwart-client",
                       "last-event-id", "x-api-key"]

@@ -48,6 +48,14 @@ class AgentServerApi(LangGraphApi):
         return done, body
 
 
+class InfoApi(AgentServerApi):
+    """``GET /info``: what this server is, as the SDKs and Agent Inbox ask it (what it does not serve is off)."""
+
+    def get(self, request: Request) -> Response:
+        return Response({"version": server.VERSION, "flags": {"assistants": True, "crons": False,
+                                                              "langsmith": False}})
+
+
 class AssistantSearchApi(AgentServerApi):
     def post(self, request: Request) -> Response:
         return Response(server.assistants_search(self.bridge, self.body(request)))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from datetime import datetime
+from importlib.metadata import version
 from typing import Any
 
 from django.utils import timezone
@@ -42,6 +43,7 @@ from threads.errors import BadRequest, NotFound, StalwartError
 
 NAMESPACE = uuid.UUID("5d6f2a8e-6c1b-4f3e-9a57-3e0b8c4f1d22")  # assistant ids: uuid5(NAMESPACE, graph name)
 STARTED = timezone.now()
+VERSION = f"stalwart {version('stalwart')}"  # what GET /info says this server is
 STREAM_MODES = ("values", "updates", "events")
 SORTS = ("thread_id", "status", "created_at", "updated_at")
 MAX_LIMIT = 1000

@@ -6,6 +6,7 @@ from django.urls import path
 from doors.langgraph.api import (
     AssistantApi,
     AssistantSearchApi,
+    InfoApi,
     RunApi,
     RunCreateApi,
     RunJoinApi,
@@ -28,6 +29,7 @@ urlpatterns = [
     path("threads/<str:thread>/resume", LangGraphResumeApi.as_view(), name="langgraph-resume"),
     path("threads/<str:thread>/sync", LangGraphSyncApi.as_view(), name="langgraph-sync"),
     # The Agent Server API's (doors.langgraph.api), in its own paths.
+    path("info", InfoApi.as_view(), name="lg-info"),
     path("assistants/search", AssistantSearchApi.as_view(), name="lg-assistants-search"),
     path("assistants/<str:assistant>", AssistantApi.as_view(), name="lg-assistant"),
     path("threads", ThreadCreateApi.as_view(), name="lg-threads"),

@@ -5,16 +5,19 @@ process serves (``bridges.served``).
 |---|---|
 | ``GET /threads/{id}/interrupts`` | the graph thread's pending interrupts, mirrored, as pauses |
 | ``POST /threads/{id}/resume`` | ``{"interrupt_id", "decision", "token", "answer"?}``, as Stalwart's own |
-| ``POST /threads/{id}/runs`` | ``{"input", "config"?}``: runs the graph, answers what waits |
 | ``POST /threads/{id}/sync`` | mirrors what a graph run elsewhere waits on |
+
+and the Agent Server API's (``doors.langgraph.api``, ``POST /threads/{id}/runs`` among them).
 
 ``{id}`` is the graph's ``thread_id``. Bodies are read by the project's
 strict JSON parser; errors are the ``{"error", "detail"}`` of
 docs/http-api.md; a graph that fails is ``502 graph_failed``. A ``config``
 holding a key that begins with ``__`` is ``400 bad_request`` on every route,
-before anything runs. With a secret set, each ``POST`` (each can run or
-resume a graph) needs a valid ``Stalwart-Signature`` over its body, else
-``401 signature_invalid``, and answers are recorded as the signed channel's.
+before anything runs. Who may call is ``doors.langgraph.callers``'s: a key,
+or this machine with none in force; with a secret set, each route that can
+run or resume a graph takes a valid ``Stalwart-Signature`` over its body (or
+a key), else ``401 signature_invalid``, and signed answers are recorded as
+the signed channel's.
 """
 
 from __future__ import annotations

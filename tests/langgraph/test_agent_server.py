@@ -277,3 +277,9 @@ def test_the_console_offers_skip_where_the_interrupt_allows_ignore_and_the_graph
     assert answer(staff, pause["id"], page, "skip").status_code == 200
     assert [list(g.values()) for g in given] == [[[{"type": "ignore", "args": None}]]]
     assert said(thread)[-1] == "Left without a reply." and inbox.SENT == []
+
+
+def test_info_says_what_the_server_is_and_what_it_does_not_serve():
+    info = get("/info").json()
+    assert info["version"].startswith("stalwart ") and info["flags"] == {"assistants": True, "crons": False,
+                                                                         "langsmith": False}
