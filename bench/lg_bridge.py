@@ -31,9 +31,9 @@ resumed directly with ``Command``, in one run. The graph is
 - ``direct``: ``graph.invoke(input, config)`` stops each thread at its
   interrupt, then ``graph.invoke(Command(resume=[{"type": "accept",
   "args": None}]), config)`` is the timed resume (in this process);
-- ``api``: a real server (``daphne`` on a free loopback port serving
-  ``examples.langgraph.inbox:application``, its own temporary data folder;
-  ``DATABASE_URL`` passes on to it) driven by ``langgraph_sdk``'s sync
+- ``api``: a real server (``tests/support/server.py``'s: daphne on a free
+  loopback port serving ``make_app`` over ``examples.langgraph.inbox``'s
+  graph, its own temporary data folder; ``DATABASE_URL`` passes on to it) driven by ``langgraph_sdk``'s sync
   client: ``threads.create`` and ``runs.wait(input=...)`` stop each thread,
   then ``runs.wait(command={"resume": [...]})`` is the timed resume (the
   HTTP request, the door's claim through the engine, the same ``Command``,
@@ -49,7 +49,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -165,53 +164,6 @@ def round_api(client: Any, n: int, tag: str) -> dict[str, Any]:
     return {"resume": figures(times, time.perf_counter() - begin), "failures": failures}
 
 
-class Served:
-    """``daphne`` serving ``examples.langgraph.inbox:application`` on a free loopback port."""
-
-    def __init__(self) -> None:
-        self.data_dir = Path(tempfile.mkdtemp(prefix="lg-bench-api-"))
-        self.proc: subprocess.Popen[str] | None = None
-
-    def start(self, timeout: float = 90.0, tries: int = 2) -> str:
-        import httpx
-
-        from tests.support.server import PORT_TAKEN, free_port
-
-        port = free_port()
-        env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE",
-                                                                "SECRET_KEY")}
-        env.update({"STALWART_DATA_DIR": str(self.data_dir), "PYTHONUNBUFFERED": "1"})
-        self.log = self.data_dir / f"daphne-{port}.log"
-        with open(self.log, "a") as log:
-            self.proc = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                                          "-v", "0", "examples.langgraph.inbox:application"],
-                                         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
-        url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                said = self.log.read_text()
-                if tries > 1 and ("Address already in use" in said or PORT_TAKEN in said):
-                    return self.start(timeout, tries - 1)  # another process took the port first
-                raise RuntimeError(f"daphne exited with {self.proc.returncode}:\n{said}")
-            try:
-                if httpx.get(f"{url}/healthz", timeout=1.0).status_code == 200:
-                    return url
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"daphne did not answer within {timeout}s:\n{self.log.read_text()}")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
 def main_api(args: argparse.Namespace) -> None:
     from langgraph_sdk import get_sync_client
 
@@ -219,9 +171,12 @@ def main_api(args: argparse.Namespace) -> None:
 
     graph = build()  # its own InMemorySaver, in this process
     store = "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite"
-    served = Served()
+    from tests.support.server import Server
+
+    # The tests' own server: daphne serving the graph through make_app, its own temporary data folder.
+    served = Server(Path(tempfile.mkdtemp(prefix="lg-bench-api-")), module="examples.langgraph.inbox:build")
     try:
-        client = get_sync_client(url=served.start(), api_key=None, timeout=120.0)  # no key: loopback
+        client = get_sync_client(url=served.start(timeout=180).url, api_key=None, timeout=120.0)  # loopback
         round_direct(graph, 5, "warm")  # imports, first compiles and the server's first requests off the clock
         round_api(client, 5, "warm")
         rounds, run = [], uuid.uuid4().hex[:6]
