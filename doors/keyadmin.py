@@ -12,21 +12,25 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from doors.keys import CallerKey, key_revoke
+from doors.keys import CallerKey, key_create, key_revoke
 
 MESSAGE_KEY = _("The key of {name}, shown this once: {key} (copy it now; Stalwart keeps only its hash).")
 
 
 class CallerKeyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """A door's keys: ``made`` (in a subclass) makes one from the form; the rest is shared."""
+    """A door's keys. A subclass names its form's fields (``create_fields``) and reads from the
+    form the key's privileges (``privileges_of``) and anything else its table keeps (``fields_of``)."""
 
     list_display = ["name", "key_prefix", "privileges", "in_force", "last_used_at", "created_by", "created_at"]
     readonly_fields = ["key_prefix", "privileges", "created_by", "created_at", "last_used_at", "revoked_at"]
     create_fields: list[str] = ["name"]
     actions = ["revoke"]
 
-    def made(self, request: HttpRequest, obj: Any, form: Any) -> tuple[CallerKey, str]:
-        raise NotImplementedError
+    def privileges_of(self, form: Any) -> list[str]:
+        return []
+
+    def fields_of(self, form: Any) -> dict[str, Any]:
+        return {}
 
     @admin.display(description=_("in force"), boolean=True)
     def in_force(self, caller: CallerKey) -> bool:
@@ -45,7 +49,8 @@ class CallerKeyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return False  # revoked, so the console still says who called
 
     def save_model(self, request: HttpRequest, obj: CallerKey, form: Any, change: bool) -> None:
-        made, key = self.made(request, obj, form)
+        made, key = key_create(self.model, name=obj.name, privileges=self.privileges_of(form),
+                               by=request.user.get_username(), **self.fields_of(form))
         obj.pk, obj.key_prefix, obj.created_at = made.pk, made.key_prefix, made.created_at
         obj._state.adding = False
         self.message_user(request, str(MESSAGE_KEY).format(name=made.name, key=key), messages.WARNING)

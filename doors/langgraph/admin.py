@@ -7,11 +7,9 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from doors.keyadmin import CallerKeyAdmin
-from doors.keys import key_create
 from doors.langgraph.models import LangGraphKey
 
 PRIVILEGE_CHOICES = [("run", _("run: start runs of the graph")),
@@ -34,6 +32,5 @@ class LangGraphKeyAdmin(CallerKeyAdmin):
     form = LangGraphKeyForm
     create_fields = ["name", "may"]
 
-    def made(self, request: HttpRequest, obj: LangGraphKey, form: Any) -> tuple[LangGraphKey, str]:
-        return key_create(LangGraphKey, name=obj.name, privileges=list(form.cleaned_data["may"]),
-                          by=request.user.get_username())
+    def privileges_of(self, form: Any) -> list[str]:
+        return list(form.cleaned_data["may"])

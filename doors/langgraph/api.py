@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from django.http import StreamingHttpResponse
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -32,12 +33,12 @@ class AgentServerApi(LangGraphApi):
         no_internal_config(body)
         try:
             no_nul(dict(body))
-        except Exception as exc:
-            raise BadRequest(str(exc.detail[0]) if hasattr(exc, "detail") else str(exc)) from exc
+        except serializers.ValidationError as exc:
+            raise BadRequest(str(exc.detail[0])) from exc
         return body
 
-    def carry(self, request: Request, thread: str) -> tuple[server.RunDone, Mapping[str, Any]]:
-        body = self.body(request)
+    def carry(self, body: Mapping[str, Any], thread: str) -> server.RunDone:
+        """The run ``body`` asks for, carried out; a graph that failed is kept as an error run (the 502)."""
         try:
             done = server.run_carry(self.bridge, thread, body, by=self.caller.by, via=self.caller.via,
                                     may_run="run" in self.caller.privileges,
@@ -45,7 +46,7 @@ class AgentServerApi(LangGraphApi):
         except GraphFailed as failed:
             server.run_failed(self.bridge, thread, body, self.caller.by, failed)
             raise
-        return done, body
+        return done
 
 
 class InfoApi(AgentServerApi):
@@ -101,8 +102,7 @@ class RunCreateApi(AgentServerApi):
     signed = True
 
     def post(self, request: Request, thread: str) -> Response:
-        done, _body = self.carry(request, thread)
-        return Response(server.run_json(done.run))
+        return Response(server.run_json(self.carry(self.body(request), thread).run))
 
 
 class RunWaitApi(AgentServerApi):
@@ -111,8 +111,7 @@ class RunWaitApi(AgentServerApi):
     signed = True
 
     def post(self, request: Request, thread: str) -> Response:
-        done, _body = self.carry(request, thread)
-        return Response(done.values)
+        return Response(self.carry(self.body(request), thread).values)
 
 
 class RunStreamApi(AgentServerApi):
@@ -127,7 +126,7 @@ class RunStreamApi(AgentServerApi):
     def post(self, request: Request, thread: str) -> Any:
         body = self.body(request)
         modes = server.stream_modes(body.get("stream_mode"))
-        done, _body = self.carry(request, thread)
+        done = self.carry(body, thread)
         events = server.stream_events(done, modes)
         response = StreamingHttpResponse(_sse(events), content_type="text/event-stream")
         response["Content-Location"] = f"/threads/{thread}/runs/{done.run.run_id}"

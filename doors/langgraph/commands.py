@@ -51,11 +51,11 @@ def resume_command(bridge: Bridge, graph_thread: str, resume: Any, *, by: str, v
             raise BadRequest(DETAIL_SEVERAL)
         else:
             chosen = {next(iter(live)): resume}
-        waiting = {p.id: p for p in bridge.waiting(graph_thread)}
+        waiting = bridge.waiting(graph_thread)
         given: list[tuple[PauseView, str, Any]] = []
         for interrupt, value in chosen.items():
             row = live[str(interrupt)]
-            pauses = sorted((p for p in waiting.values() if p.run == row.run), key=lambda p: p.step or 0)
+            pauses = sorted((p for p in waiting if p.run == row.run), key=lambda p: p.step or 0)
             given += answers_of(pending[str(interrupt)][0], value, pauses)  # all checked before any is given
         outcome: dict[str, Any] = bridge.answer(graph_thread, resumed=False)
         for pause, decision, answer in given:

@@ -10,14 +10,12 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.http import HttpRequest
 from django.utils.functional import lazy
 from django.utils.text import capfirst
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from doors.keyadmin import CallerKeyAdmin
-from doors.mcp.clients import mcp_client_create
 from doors.mcp.models import McpClient
 
 capfirst_lazy = lazy(capfirst, str)  # a form's own labels read as Django's model-field labels do: "Privileges"
@@ -61,6 +59,8 @@ class McpClientAdmin(CallerKeyAdmin):
                        "revoked_at"]
     create_fields = ["name", "privileges_text", "context_text"]
 
-    def made(self, request: HttpRequest, obj: McpClient, form: Any) -> tuple[McpClient, str]:
-        return mcp_client_create(name=obj.name, privileges=form.cleaned_data["privileges_text"],
-                                 context=form.cleaned_data["context_text"], by=request.user.get_username())
+    def privileges_of(self, form: Any) -> list[str]:
+        return list(form.cleaned_data["privileges_text"])
+
+    def fields_of(self, form: Any) -> dict[str, Any]:
+        return {"context": form.cleaned_data["context_text"]}

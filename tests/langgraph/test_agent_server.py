@@ -225,7 +225,7 @@ def test_with_no_key_only_this_machine_may_call():
     ("input and command at once", "/threads/{t}/runs", {"input": {}, "command": {"resume": 1}}),
     ("a NUL in metadata", "/threads/{t}/runs", {"input": None, "metadata": {"a": "x\u0000"}}),
     ("a stream mode not served", "/threads/{t}/runs/stream", {"input": None, "stream_mode": "messages"}),
-    ("an unknown assistant", "/threads/{t}/runs", {"assistant_id": "other", "input": None}),
+    ("an unknown assistant", "/threads/{t}/runs", {"assistant_id": "other", "input": None}),  # 404: see below
     ("a status that is none", "/threads/search", {"status": "sleeping"}),
     ("a limit of nothing", "/threads/search", {"limit": 0}),
     ("a sort by a field not kept", "/threads/search", {"sort_by": "values"}),
@@ -237,8 +237,9 @@ def test_hostile_bodies_are_refused_in_the_error_shape_and_nothing_runs_or_is_an
     [pause] = pauses(thread)
     runs = GraphRun.objects.count()
     refused = post(path.format(t=thread), body)
-    assert refused.status_code in (400, 404), (label, refused.content)
-    assert refused.json()["error"] in ("bad_request", "not_found") and refused.json()["detail"], label
+    expected = (404, "not_found") if label == "an unknown assistant" else (400, "bad_request")
+    assert (refused.status_code, refused.json()["error"]) == expected, (label, refused.content)
+    assert refused.json()["detail"], label
     assert pauses(thread) == [pause] and inbox.SENT == [] and GraphRun.objects.count() == runs, label
     assert Interrupt.objects.get(pk=pause["id"]).status == Interrupt.Status.OPEN
 
