@@ -42,7 +42,7 @@ from django.utils import timezone
 from approvals.listeners import listeners
 from approvals.models import Delivery, WebhookEndpoint
 from approvals.webhooks import Webhook, delivery_body, new_message_id
-from threads.engine import NOTICE_ESCALATION, NOTICE_WAITING, present, worker_id
+from threads.engine import NOTICE_ESCALATION, NOTICE_REMINDER, NOTICE_WAITING, present, worker_id
 from threads.models import Interrupt
 
 log = logging.getLogger("stalwart.outbox")
@@ -230,12 +230,13 @@ def notice_shown(pause: Interrupt, type_: str) -> dict[str, Any]:
     """The pause as a listener is told of it: as it opened for ``waiting``; for
     a notice about a pause that already waited (docs/agent-file.md, "Deadlines
     and escalation") also its ``type``
-    (``expired`` | ``escalation``), ``escalation`` and ``status``, and no
+    (``expired`` | ``escalation`` | ``reminder``: a policy's, before its
+    deadline), ``escalation`` (true for both of those) and ``status``, and no
     token once it can no longer be answered."""
     shown = present(pause)
     if type_ == NOTICE_WAITING:
         return shown
-    shown = {**shown, "type": type_, "escalation": type_ == NOTICE_ESCALATION, "status": pause.status}
+    shown = {**shown, "type": type_, "escalation": type_ in (NOTICE_ESCALATION, NOTICE_REMINDER), "status": pause.status}
     if pause.status != Interrupt.Status.OPEN:
         shown.pop("token", None)
     return shown

@@ -5,7 +5,8 @@ Order: withdrawn -> refuse (rule ``withdrawn``); unknown tool -> refuse
 (``unknown_tool``); missing privilege -> refuse (``privilege:<name>``);
 arguments that fail the input schema, or a value that would change the
 address an HTTP tool is called at (``catalogue.addresses``: ``..`` as an
-order id) -> refuse (``arguments``); then a read
+order id) -> refuse (``arguments``); a policy that refuses -> refuse
+(``policy:<name>``, docs/policies.md); then a read
 runs (unless it has ``egress`` and the run is tainted: confirm), and a write
 waits for a person (``confirm``) with its reasons.
 
@@ -13,6 +14,10 @@ Reasons a write gives: ``write``; ``argument_origin: <arg>`` for each argument
 whose origin is ``model``, ``agent`` or a result of an untrusted read;
 ``tainted_call: untrusted:<tool>`` for each tool with ``reads_outside`` that
 ran earlier in the run. ``irreversible`` is a flag, not a reason.
+
+Policies (``catalogue.agentfile.policies``) only make this stricter: they add
+``policy:<name>`` reasons, make a read wait, or refuse; the verdict carries
+their combined ``Rules`` (approvers, deadline) for the pause it opens.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any, Literal
 import jsonschema
 
 from catalogue.addresses import address_problem
+from catalogue.agentfile.policies import Call, Policy, Rules, rules_for
 from catalogue.plan import Argument
 from catalogue.tools import Tool
 from catalogue.wording import gettext_noop
@@ -39,6 +45,7 @@ SENTENCE_WITHDRAWN = gettext_noop("{tool} has been withdrawn by an operator, so 
 SENTENCE_UNKNOWN = gettext_noop("I have no tool called {tool}.")
 SENTENCE_PRIVILEGE = gettext_noop("{tool} needs the '{privilege}' privilege, which this conversation does not have.")
 SENTENCE_ARGUMENTS = gettext_noop("The values for {tool} do not fit what it takes: {detail}.")
+SENTENCE_POLICY = "{sentence}"  # the agent file's own sentence, as written there
 
 UNTRUSTED_ORIGINS = frozenset({"model", "agent"})
 
@@ -52,6 +59,7 @@ class Verdict:
     sentence: str = ""
     message: str = ""  # the sentence's message id (SENTENCE_*), untranslated and unfilled
     params: Mapping[str, str] = field(default_factory=dict)
+    rules: Rules = field(default_factory=Rules)  # the policies that covered the call, combined
 
 
 def refuse(rule: str, message: str, **params: str) -> Verdict:
@@ -67,10 +75,12 @@ def check_call(
     privileges: Collection[str] = (),
     tainted_by: Sequence[str] = (),
     untrusted_steps: Collection[int] = (),
+    policies: Sequence[Policy] = (),
+    door: str = "",
 ) -> Verdict:
     """Decide one call. ``tainted_by`` names the ``reads_outside`` tools that
     ran earlier in the run; ``untrusted_steps`` the steps whose results came
-    from them."""
+    from them; ``policies`` the agent's, ``door`` the one the run came through."""
     if name in withdrawn:
         return refuse("withdrawn", SENTENCE_WITHDRAWN, tool=name)
     if tool is None:
@@ -82,17 +92,25 @@ def check_call(
     if problem:
         return refuse("arguments", SENTENCE_ARGUMENTS, tool=name, detail=problem)
 
+    rules = rules_for(policies, Call(tool=tool, arguments=arguments, tainted=bool(tainted_by), door=door))
+    if rules.refusal is not None:
+        return Verdict("refuse", rule=rules.refusal.rule, sentence=rules.refusal.refuse, message=SENTENCE_POLICY,
+                       params={"sentence": rules.refusal.refuse}, rules=rules)
     taint = tuple(f"tainted_call: untrusted:{t}" for t in dict.fromkeys(tainted_by))
     if not tool.is_write:
         if tool.egress and taint:
-            return Verdict("confirm", reasons=("egress", *taint), irreversible=tool.irreversible)
+            return Verdict("confirm", reasons=("egress", *taint, *rules.reasons), irreversible=tool.irreversible,
+                           rules=rules)
+        if rules.waits:
+            return Verdict("confirm", reasons=rules.reasons, irreversible=tool.irreversible, rules=rules)
         return Verdict("run")
     reasons = ["write"]
     for arg in sorted(arguments, key=lambda a: a.name):
         if arg.origin in UNTRUSTED_ORIGINS or _untrusted_result(arg.origin, untrusted_steps):
             reasons.append(f"argument_origin: {arg.name}")
     reasons.extend(taint)
-    return Verdict("confirm", reasons=tuple(reasons), irreversible=tool.irreversible)
+    reasons.extend(rules.reasons)
+    return Verdict("confirm", reasons=tuple(reasons), irreversible=tool.irreversible, rules=rules)
 
 
 def _untrusted_result(origin: str, untrusted_steps: Collection[int]) -> bool:

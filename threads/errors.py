@@ -119,6 +119,35 @@ class InvalidAnswer(StalwartError):
     http_status = 422
 
 
+class NotAnApprover(StalwartError):
+    """An answer to a pause under a policy from someone the policy does not
+    let answer it: outside its staff group, or the one who proposed the call
+    (docs/policies.md). Nothing changes."""
+
+    code = "not_an_approver"
+    http_status = 403
+    detail = _("You are not one of the approvers this call needs.")
+
+
+class ApprovalRecorded(StalwartError):
+    """An approval short of the quorum a policy asks for: recorded, and the
+    pause stays open for the others (docs/policies.md). Not a failure: HTTP
+    answers it ``202`` with ``{"status": "approval_recorded", "approvals"}``;
+    raised after the answer's unit committed the approval."""
+
+    code = "approval_recorded"
+    http_status = 202
+    detail = _("Your approval is recorded; the call waits for the other approvals it needs.")
+
+    def __init__(self, approvals: dict[str, Any], interrupt: str) -> None:
+        super().__init__(approvals=approvals, interrupt_id=interrupt)
+        self.approvals, self.interrupt = approvals, interrupt
+
+    def body(self) -> dict[str, Any]:
+        return {"status": "approval_recorded", "detail": str(self.detail), "interrupt_id": self.interrupt,
+                "approvals": self.approvals}
+
+
 class PausesPending(StalwartError):
     """New input while pauses of the thread wait, where the door takes none
     until they are answered (AG-UI's rule): refused under the thread's lock,

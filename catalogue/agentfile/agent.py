@@ -3,8 +3,8 @@
 ``agent_entry`` reads an entry of ``agents:``: its name, language and
 ``on_unread``, its tools (from ``catalogue:`` and ``tools:``, each checked in
 ``catalogue.agentfile.tool``, and every compensation naming one of them), its
-vocabulary, ``model:``, ``steps:``, ``deadlines:``, ``escalate_after:`` and
-``mcp:``.
+vocabulary, ``model:``, ``steps:``, ``deadlines:``, ``escalate_after:``,
+``mcp:`` and ``policies:`` (``catalogue.agentfile.policies``).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from catalogue.agentfile.policies import policy_entries
 from catalogue.agentfile.spec import LANGUAGES, AgentFileError, AgentSpec, McpSettings, refuse_unknown_keys
 from catalogue.agentfile.tool import catalogue_tools, tool_entry, verify_check
 from catalogue.llm.values import ModelConfig
@@ -23,7 +24,7 @@ from catalogue.wording import said_in, wording_problem
 ON_UNREAD = ("ask", "refuse")
 AGENT_KEYS = {
     "name", "purpose", "language", "on_unread", "vocabulary", "model", "catalogue",
-    "tools", "withdrawn", "steps", "greeting", "deadlines", "escalate_after", "mcp",
+    "tools", "withdrawn", "steps", "greeting", "deadlines", "escalate_after", "mcp", "policies",
 }
 # The kinds of pause a deadline or an escalation can name (docs/agent-file.md, "Deadlines and escalation").
 PAUSE_KINDS = ("confirm", "outcome_unknown", "saga_stuck", "ask", "delegate")
@@ -93,6 +94,7 @@ def agent_entry(path: Path, place: str, raw: Any) -> AgentSpec:
     deadlines = _seconds_per_kind(path, f"{place}.deadlines", raw.get("deadlines"))
     escalate_after = _seconds_per_kind(path, f"{place}.escalate_after", raw.get("escalate_after"))
     mcp = _mcp(path, f"{place}.mcp", raw.get("mcp"))
+    policies = policy_entries(path, f"{place}.policies", raw.get("policies"))
     wordings: dict[str, Mapping[str, str]] = {}
     for key in ("purpose", "greeting"):
         said = raw.get(key)
@@ -120,6 +122,7 @@ def agent_entry(path: Path, place: str, raw: Any) -> AgentSpec:
         deadlines=deadlines,
         escalate_after=escalate_after,
         mcp=mcp,
+        policies=policies,
     )
 
 

@@ -12,11 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catalogue.llm.values import ModelConfig
 from catalogue.plan import Vocabulary
 from catalogue.tools import Tool
+
+if TYPE_CHECKING:
+    from catalogue.agentfile.policies import Policy
 
 LANGUAGES = ("en", "pt-BR")
 
@@ -61,6 +64,7 @@ class AgentSpec:
     deadlines: Mapping[str, float] = field(default_factory=dict)  # pause kind -> seconds it may wait
     escalate_after: Mapping[str, float] = field(default_factory=dict)  # pause kind -> seconds, then told again
     mcp: McpSettings = field(default_factory=lambda: McpSettings())
+    policies: tuple[Policy, ...] = ()  # docs/policies.md: what makes its check stricter
     # ``purpose`` and ``greeting`` per language, where the file gave them so
     # ({en: ..., pt-BR: ...}); ``purpose`` and ``greeting`` above keep the English.
     wordings: Mapping[str, Mapping[str, str]] = field(default_factory=dict)

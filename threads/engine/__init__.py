@@ -61,7 +61,14 @@ from threads.engine.events import PAUSE_CHANGE, STAFF_GROUP, pause_change, publi
 from threads.engine.handback import handback_close, handback_edit, handback_said, pause_mirror
 from threads.engine.history import RunHistory, pause_read, thread_check, thread_history, thread_latest
 from threads.engine.lease import worker_id
-from threads.engine.notify import NOTICE_ESCALATION, NOTICE_EXPIRED, NOTICE_WAITING, Notifier, PauseClosed
+from threads.engine.notify import (
+    NOTICE_ESCALATION,
+    NOTICE_EXPIRED,
+    NOTICE_REMINDER,
+    NOTICE_WAITING,
+    Notifier,
+    PauseClosed,
+)
 from threads.engine.pauses import present, token_for
 from threads.engine.proposers import Proposer
 from threads.engine.reads import open_pauses
@@ -101,7 +108,7 @@ from threads.engine.views import (
 )
 
 __all__ = [
-    "NOTICE_ESCALATION", "NOTICE_EXPIRED", "NOTICE_WAITING", "OUTCOMES", "PAUSE_CHANGE", "PAUSE_DECISIONS", "STAFF_GROUP",
+    "NOTICE_ESCALATION", "NOTICE_EXPIRED", "NOTICE_REMINDER", "NOTICE_WAITING", "OUTCOMES", "PAUSE_CHANGE", "PAUSE_DECISIONS", "STAFF_GROUP",
     "STEP_ENDED", "STEP_FINISHED", "Answer", "Answers", "Notifier", "Outcome", "PauseAnswer", "PauseClosed",
     "PauseKind", "PauseStatus", "PauseView", "Proposer", "Refusal", "ReplayKey", "ReplayView", "Reply", "RunHistory", "RunStatus",
     "StepStatus", "StepView", "Via",

@@ -17,7 +17,8 @@ from typing import Any
 
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
-from catalogue.check import SENTENCE_WITHDRAWN, check_call
+from catalogue.check import SENTENCE_WITHDRAWN
+from threads.engine.checks import call_check, confirm_payload
 from threads.engine.execute import Prepared, prepared_send, sent_record, step_prepare, step_refuse
 from threads.engine.lifecycle import FINISHED, run_status_set
 from threads.engine.pauses import pause_open
@@ -26,9 +27,9 @@ from threads.engine.reads import steps_read
 from threads.engine.replies import reply_write
 from threads.engine.teamsteps import flow_advance
 from threads.engine.unit import Unit, unit
-from threads.engine.values import resolve, shown
+from threads.engine.values import resolve
 from threads.models import Interrupt, Run, Step
-from threads.texts import labels_of, question_of, refusal, said, text
+from threads.texts import refusal, said, text
 
 
 def run_advance(progress: Progress, *, prepared: Prepared | None = None) -> Progress:
@@ -141,10 +142,7 @@ def step_check(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str]
         untrusted = set(
             run.steps.filter(status=Step.Status.SUCCEEDED, tool__in=run.tainted_by).values_list("index", flat=True)
         )
-    verdict = check_call(
-        name=step.tool, tool=tool, arguments=arguments, withdrawn=withdrawn, privileges=run.privileges,
-        tainted_by=run.tainted_by, untrusted_steps=untrusted,
-    )
+    verdict = call_check(run, step, agent, arguments, withdrawn, untrusted)
     if verdict.action == "refuse":
         return Decision("refuse", rule=verdict.rule, sentence=refusal(run, verdict.message, **verdict.params))
     step.arguments = [a.to_json() for a in arguments]
@@ -152,13 +150,7 @@ def step_check(run: Run, step: Step, agent: AgentSpec, withdrawn: frozenset[str]
     step.irreversible = verdict.irreversible
     if verdict.action == "confirm":
         assert tool is not None
-        return Decision("confirm", payload={
-            "question": question_of(run, tool),
-            "arguments": shown(step.arguments, tool),
-            "labels": labels_of(run, tool, step.arguments),
-            "reasons": list(verdict.reasons),
-            "irreversible": verdict.irreversible,
-        })
+        return Decision("confirm", payload=confirm_payload(run, tool, step, verdict))
     return Decision("go")
 
 

@@ -32,8 +32,9 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from threads.engine.execute import step_refuse
 from threads.engine.lifecycle import run_status_set, steps_status_set
-from threads.engine.notify import NOTICE_ESCALATION, NOTICE_EXPIRED
+from threads.engine.notify import NOTICE_ESCALATION, NOTICE_EXPIRED, NOTICE_REMINDER
 from threads.engine.pauses import overdue, pause_close, run_pauses_close, step_index
 from threads.engine.progress import Progress
 from threads.engine.replies import reply_write
@@ -57,19 +58,29 @@ def pause_expire(pause: Interrupt, now: datetime) -> bool:
 def pause_expire_in(u: Unit, pause: Interrupt, now: datetime) -> bool:
     """Inside ``u``: close ``pause`` as ``timed_out`` (its claim), end its run
     (what had not ended cancelled, its other pauses closed), write both events
-    and the run's reply, and store the listeners' ``expired`` notice."""
+    and the run's reply, and store the listeners' ``expired`` notice. Under a
+    policy with ``on_timeout: refuse`` the call is refused by the policy's
+    rule first (docs/policies.md): it fails closed, never runs."""
     if not pause_close(u, pause, status=Interrupt.Status.TIMED_OUT):
         return False  # answered, superseded or closed by another worker meanwhile
     run = Run.objects.get(pk=pause.run_id)
+    policy = pause.payload.get("policy") or {}
+    refused = policy.get("on_timeout") == "refuse" and pause.step_id is not None
+    if refused:
+        step_refuse(u, Progress(run=run), Step.objects.get(pk=pause.step_id), str(policy.get("rule") or "policy"),
+                    text(run.language, "policy_timed_out", tool=said(run, pause.tool)))
     steps_status_set(run, Step.Status.CANCELLED)
     others = run_pauses_close(u, run, status=Interrupt.Status.CANCELLED)
     run_status_set(run, Run.Status.DONE, expect=[Run.Status.RUNNING, Run.Status.WAITING])
     u.event(Event.Type.EXPIRED, {
         "interrupt": pause.id, "kind": pause.kind, "tool": pause.tool, "step": step_index(pause),
         "run": run.id, "deadline": pause.expires_at.isoformat() if pause.expires_at else None, "closed": others,
+        **({"refused": policy.get("rule")} if refused else {}),
     })
     u.notify(pause, NOTICE_EXPIRED)
-    if pause.kind == Interrupt.Kind.ASK:
+    if refused:
+        line = text(run.language, "policy_timed_out", tool=said(run, pause.tool))
+    elif pause.kind == Interrupt.Kind.ASK:
         line = text(run.language, "timed_out")
     else:
         line = text(run.language, "expired", tool=said(run, pause.tool) or pause.kind)
@@ -105,7 +116,9 @@ def pauses_escalate_due(*, now: datetime | None = None, batch: int = SWEEP_BATCH
                                             escalated_at__isnull=True).update(escalated_at=now):
                 continue
             pause.escalated_at = now
-            u.notify(pause, NOTICE_ESCALATION)
+            # A policy's reminder before its deadline is told as one (docs/policies.md); else an escalation.
+            reminder = bool((pause.payload.get("policy") or {}).get("remind_before"))
+            u.notify(pause, NOTICE_REMINDER if reminder else NOTICE_ESCALATION)
         escalated.append(pause.id)
     return escalated
 

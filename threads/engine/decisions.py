@@ -7,6 +7,8 @@ sweep would -> it must be open and the token the one shown, compared in
 constant time (else 409) -> the decision one its kind takes (else 422) ->
 the answer itself (a question's shape, text a database can store; else 422)
 -> four eyes (an editor may not approve their own edit from the console) ->
+a policy's approvers (``approvals``: in its group, not the proposer, else 403;
+an approval short of its quorum recorded, the pause left open, 202) ->
 **claim** it (``pauses.pause_close``: one conditional UPDATE, rowcount 1
 wins) -> apply the decision to the run. The loser of two simultaneous answers,
 on one worker or two, gets ``409 interrupt_stale`` with what became of the
@@ -33,6 +35,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalogue import registry
 from catalogue.questions import AnswerError, QuestionError, validate_answer
+from threads.engine.approvals import approval_take
 from threads.engine.deadlines import pause_expire_in
 from threads.engine.lease import run_lease_take
 from threads.engine.lifecycle import run_status_set, step_status_set, steps_status_set
@@ -121,6 +124,10 @@ def pause_claim(u: Unit, pause: Interrupt, *, decision: str, token: str, answer:
     if via == Interrupt.Via.CONSOLE and pause.kind == Interrupt.Kind.CONFIRM and decision == "approve" \
             and by in edited_by(pause.step_id):
         raise InvalidAnswer(DETAIL_FOUR_EYES)
+    if pause.kind == Interrupt.Kind.CONFIRM and pause.payload.get("approvals") is not None:
+        # Under a policy: who may answer, and the quorum (threads.engine.approvals). Short of it, the
+        # approval is stored and ApprovalRecorded raised: the pause stays open.
+        approval_take(u, pause, decision=decision, token=token, by=by, via=via)
     if not pause_close(u, pause, status=Interrupt.Status.ANSWERED, decision=decision, answer=answer, by=by, via=via):
         # Lost the race: another answer (on this worker or another) took the claim first.
         raise Stale(DETAIL_STALE, **stale_body(pause, pause.thread_id))

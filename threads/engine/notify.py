@@ -40,6 +40,7 @@ log = logging.getLogger("stalwart.engine")
 NOTICE_WAITING = "waiting"
 NOTICE_EXPIRED = "expired"
 NOTICE_ESCALATION = "escalation"
+NOTICE_REMINDER = "reminder"  # a policy's reminder before its deadline (docs/policies.md)
 
 
 class Notifier(Protocol):

@@ -32,6 +32,7 @@ from django.utils import timezone
 from catalogue import registry
 from catalogue.agentfile import AgentFileError
 from catalogue.questions import is_timed_out
+from threads.engine.approvals import approvals_shown
 from threads.engine.inserts import insert_new
 from threads.engine.lifecycle import run_status_set, step_status_set
 from threads.engine.notify import NOTICE_WAITING
@@ -54,7 +55,7 @@ def pause_open(u: Unit, *, run: Run, step: Step | None, kind: str, tool: str, pa
     asked = [payload.get("argument"), payload.get("tools")] if kind == Interrupt.Kind.ASK else []
     pid = pause_id(run_id=run.id, step=index, kind=kind, generation=generation,
                    arguments=[payload.get("arguments"), *asked])
-    expires, escalate_at = pause_times(run, kind, timezone.now())
+    expires, escalate_at = pause_times(run, kind, timezone.now(), payload.get("policy"))
     # Who proposed the run, kept with the pause too, so the console's queue row says it without a join
     # (never shown to a door: ``pause_view`` picks what it shows).
     proposer = {"proposer": {"door": run.proposed_via, "name": run.proposed_by}} if run.proposed_via else {}
@@ -75,9 +76,32 @@ def pause_open(u: Unit, *, run: Run, step: Step | None, kind: str, tool: str, pa
     return pause
 
 
-def pause_times(run: Run, kind: str, now: datetime) -> tuple[datetime | None, datetime | None]:
+def pause_times(run: Run, kind: str, now: datetime,
+                policy: dict[str, Any] | None = None) -> tuple[datetime | None, datetime | None]:
     """When a pause of ``kind`` opened now expires, and when it escalates (docs/agent-file.md, "Deadlines and
-    escalation")."""
+    escalation"). ``policy``: what a policy gave the pause (docs/policies.md): the shorter deadline wins;
+    ``on_timeout: keep`` escalates at its deadline instead of closing; ``remind_before`` tells the
+    listeners again that long before the deadline."""
+    expires, escalate_at = _kind_times(run, kind, now)
+    policy = policy or {}
+    if not policy.get("deadline"):
+        return expires, escalate_at
+    at = now + timedelta(seconds=float(policy["deadline"]))
+    remind = policy.get("remind_before")
+    told = [escalate_at]
+    if policy.get("on_timeout") == "keep":  # waits on past it, told again then (or at its reminder)
+        told.append(at - timedelta(seconds=float(remind)) if remind else at)
+    else:
+        expires = min(expires, at) if expires else at
+        if remind:
+            told.append(at - timedelta(seconds=float(remind)))
+    escalate_at = min((t for t in told if t is not None), default=None)
+    if escalate_at is not None and expires is not None and escalate_at >= expires:
+        escalate_at = None
+    return expires, escalate_at
+
+
+def _kind_times(run: Run, kind: str, now: datetime) -> tuple[datetime | None, datetime | None]:
     handback = (run.plan or {}).get("handback")
     if isinstance(handback, dict):  # a mirrored pause (threads.engine.handback): the deadlines its bridge gave
         deadlines, escalate = dict(handback.get("deadlines") or {}), dict(handback.get("escalate_after") or {})
@@ -162,6 +186,8 @@ def pause_view(pause: Interrupt) -> PauseView:
     if pause.kind == Interrupt.Kind.ASK:
         extra["ask"] = p.get("ask")
         extra["argument"] = p.get("argument")
+    if p.get("approvals") is not None:  # under a policy (docs/policies.md): the approvals it needs, given so far
+        extra["approvals"] = approvals_shown(p["approvals"])
     if pause.kind == Interrupt.Kind.SAGA_STUCK:
         # What still needs undoing, newest first (this write first), and why the undo failed (docs/http-api.md).
         extra["undo_of"] = p.get("undo_of")

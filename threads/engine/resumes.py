@@ -10,14 +10,15 @@ pause first, exactly as ``pause_answer`` checks and claims one (an edit as
 decision its kind does not take, an answer that does not fit) rolls the
 whole unit back: nothing changed, and the error says which pause. A pause
 an earlier answer of the same resume closed (a ``cancel_all`` ends its run)
-is passed over. After the commit each run is carried on, in order, and the
-answers are read, one per run.
+is passed over. An approval short of a policy's quorum is kept and its
+pause stays open (``Answers.recorded``: docs/policies.md). After the commit
+each run is carried on, in order, and the answers are read, one per run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils import timezone
@@ -33,7 +34,7 @@ from threads.engine.replays import Replayed, ReplayKey, ReplayView, replay_take_
 from threads.engine.services import answer_apply, answer_of, carry_on, replayed_answer
 from threads.engine.unit import Unit, unit
 from threads.engine.views import Answer
-from threads.errors import BadRequest, NotFound, PausesPending
+from threads.errors import ApprovalRecorded, BadRequest, NotFound, PausesPending
 from threads.models import Interrupt
 
 DETAIL_NOT_COVERED = _("Answer every open pause of the thread at once; not answered: {ids}.")
@@ -59,6 +60,8 @@ class Answers:
     answers: list[Answer]  # one per run the resume answered, in the order first answered
     replayed: ReplayView | None = None  # the same resume was taken before: what it did
     replay_id: int | None = None
+    # Approvals short of a policy's quorum, kept; their pauses stay open: {"interrupt_id", "approvals"} each.
+    recorded: list[dict[str, Any]] = field(default_factory=list)
 
 
 def pauses_answer(*, thread_id: str, answers: Sequence[PauseAnswer], by: str, via: str,
@@ -72,6 +75,7 @@ def pauses_answer(*, thread_id: str, answers: Sequence[PauseAnswer], by: str, vi
     if len(set(ids)) != len(ids):
         raise BadRequest(DETAIL_TWICE)
     done: list[tuple[Progress, Follow, Prepared | None]] = []
+    recorded: list[dict[str, Any]] = []
     try:
         with unit(thread_id) as u:
             taken = replay_take_new(replay, thread_id=thread_id, run_id="") if replay is not None else None
@@ -87,8 +91,12 @@ def pauses_answer(*, thread_id: str, answers: Sequence[PauseAnswer], by: str, vi
                     done.append((progress, Follow.STEPS, prepared))
                     continue
                 progress = Progress(run=pause.run, notices=u.notices)
-                value = pause_claim(u, pause, decision=given.decision, token=given.token, answer=given.answer,
-                                    by=by, via=via)
+                try:
+                    value = pause_claim(u, pause, decision=given.decision, token=given.token, answer=given.answer,
+                                        by=by, via=via)
+                except ApprovalRecorded as kept:
+                    recorded.append({"interrupt_id": kept.interrupt, "approvals": kept.approvals})
+                    continue
                 done.append((progress, *answer_apply(u, progress, pause, steps, given.decision, value)))
     except Replayed as again:
         return Answers(answers=[replayed_answer(again.row)], replayed=replay_view(again.row))
@@ -97,7 +105,8 @@ def pauses_answer(*, thread_id: str, answers: Sequence[PauseAnswer], by: str, vi
     last = {progress.run.id: progress for progress, *_ in done}
     for progress in last.values():
         progress.replay_id = taken.pk if taken is not None else None
-    return Answers(answers=[answer_of(p) for p in last.values()], replay_id=taken.pk if taken is not None else None)
+    return Answers(answers=[answer_of(p) for p in last.values()], replay_id=taken.pk if taken is not None else None,
+                   recorded=recorded)
 
 
 def _oldest_first(thread_id: str, answers: Sequence[PauseAnswer]) -> list[PauseAnswer]:

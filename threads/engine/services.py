@@ -59,10 +59,12 @@ from threads.engine.views import Answer
 from threads.errors import (
     DETAIL_NOT_STORABLE,
     DETAIL_THREAD_TOO_LONG,
+    ApprovalRecorded,
     BadRequest,
     CallRefused,
     InvalidAnswer,
     InvalidDecision,
+    NotAnApprover,
     NotFound,
     Stale,
 )
@@ -173,7 +175,7 @@ def pause_answer(*, thread_id: str, pause_id: str | None, decision: str, token: 
     thread's oldest open pause not past its deadline, found in the answer's
     unit (the Python API's ``Desk.confirm``); ``session_hash``: the thread
     must be that session's, checked in the same read (else a 404)."""
-    error: Stale | InvalidDecision | InvalidAnswer | None = None
+    error: Stale | InvalidDecision | InvalidAnswer | NotAnApprover | ApprovalRecorded | None = None
     follow, prepared = Follow.REPLY, None
     with unit(thread_id) as u:
         pause, steps = pause_with_steps(thread_id, pause_id, session_hash)
@@ -181,8 +183,8 @@ def pause_answer(*, thread_id: str, pause_id: str | None, decision: str, token: 
         try:
             value = pause_claim(u, pause, decision=decision, token=token, answer=answer, by=by, via=via,
                                 check_token=check_token)
-        except (Stale, InvalidDecision, InvalidAnswer) as err:
-            error = err
+        except (Stale, InvalidDecision, InvalidAnswer, NotAnApprover, ApprovalRecorded) as err:
+            error = err  # raised after the commit: an approval short of a quorum is kept
         else:
             follow, prepared = answer_apply(u, progress, pause, steps, decision, value)
     if error is not None:

@@ -38,8 +38,9 @@ from django.utils import timezone
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.bindings.python import resolve_callable
-from catalogue.check import SENTENCE_WITHDRAWN, check_call
+from catalogue.check import SENTENCE_WITHDRAWN
 from catalogue.plan import Argument
+from threads.engine.checks import call_check, confirm_payload
 from threads.engine.execute import step_execute, step_refuse
 from threads.engine.lease import run_lease_release, run_lease_try
 from threads.engine.lifecycle import FINISHED, run_status_set, steps_status_set
@@ -47,9 +48,9 @@ from threads.engine.pauses import pause_open, run_pauses_close
 from threads.engine.progress import Progress
 from threads.engine.replies import reply_write
 from threads.engine.unit import unit
-from threads.engine.values import jsonable, shown
+from threads.engine.values import jsonable
 from threads.models import Interrupt, JournalEntry, Run, Step
-from threads.texts import labels_of, question_of, refusal, said, text
+from threads.texts import refusal, said, text
 from threads.tokens import canonical
 
 log = logging.getLogger("stalwart.engine")
@@ -185,8 +186,7 @@ class RunHandle:
     def _decide(self, entry: JournalEntry, step: Step) -> tuple[str, Any]:
         run, tool = self._run, self._agent.tool(step.tool)
         arguments = [Argument.from_json(a) for a in step.arguments]
-        verdict = check_call(name=step.tool, tool=tool, arguments=arguments, withdrawn=self._withdrawn,
-                             privileges=run.privileges, tainted_by=run.tainted_by)
+        verdict = call_check(run, step, self._agent, arguments, self._withdrawn)
         if verdict.action == "refuse":
             with unit(run.thread_id, notices=self._scratch.notices) as u:
                 step_refuse(u, self._scratch, step, verdict.rule, refusal(run, verdict.message, **verdict.params))
@@ -196,13 +196,7 @@ class RunHandle:
         if verdict.action == "confirm":
             assert tool is not None
             with unit(run.thread_id, notices=self._scratch.notices) as u:
-                pause_open(u, run=run, step=step, kind=Interrupt.Kind.CONFIRM, tool=step.tool, payload={
-                    "question": question_of(run, tool),
-                    "arguments": shown(step.arguments, tool),
-                    "labels": labels_of(run, tool, step.arguments),
-                    "reasons": list(verdict.reasons),
-                    "irreversible": verdict.irreversible,
-                })
+                pause_open(u, run=run, step=step, kind=Interrupt.Kind.CONFIRM, tool=step.tool, payload=confirm_payload(run, tool, step, verdict))
             self.waiting.append(step)
             return PENDING, None
         step_execute(self._scratch, step, self._agent)

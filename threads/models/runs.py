@@ -294,6 +294,7 @@ class Event(models.Model):
         REPLY = "reply", _("reply")
         ROLLBACK = "rollback", _("rollback")
         EXPIRED = "expired", _("expired")
+        APPROVAL = "approval", _("approval")  # one approval of a quorum (docs/policies.md)
 
     thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveBigIntegerField()

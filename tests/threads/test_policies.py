@@ -1,0 +1,155 @@
+"""Service tier: approval policies (docs/policies.md) enforced by the engine: refusals, reads that wait,
+quorums and groups, deadlines that fail closed, reminders."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group, User
+
+from examples.shop import tools as shop
+from threads.engine import Via, open_pauses, pause_answer, pauses_escalate_due, pauses_expire_due
+from threads.errors import ApprovalRecorded, NotAnApprover, Stale
+from threads.models import Event, Interrupt, Step
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+AGENT = """
+agents:
+  - name: Shop
+    language: en
+    tools:
+      get_order:
+        python: examples.shop.tools:get_order
+        read: true
+      search_orders:
+        python: examples.shop.tools:search_orders
+        read: true
+      charge_card:
+        python: examples.shop.tools:charge_card
+        write: true
+        idempotency: {argument: idempotency_key}
+    policies:
+      - name: big-charges
+        when: {tool: charge_card, args: {amount: {gt: 500}}}
+        approvers: {quorum: 2, group: finance}
+        deadline: 3600
+        on_timeout: refuse
+        remind_before: 600
+      - name: huge-charges
+        when: {tool: charge_card, args: {amount: {gt: 5000}}}
+        refuse: Charges over 5,000 go through the finance office.
+      - name: looked-up
+        when: {tool: get_order}
+        confirm: true
+"""
+
+
+@pytest.fixture
+def desk(db: None, shop_dir: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    from stalwart_site.desk import Desk
+
+    path = tmp_path / "agent.yaml"
+    path.write_text(AGENT, encoding="utf-8")
+    return Desk(path)
+
+
+@pytest.fixture
+def finance(db: None) -> list[str]:
+    group = Group.objects.create(name="finance")
+    names = []
+    for name in ("ana", "bruno", "carla"):
+        user = User.objects.create_user(name, password="x", is_staff=True)
+        if name != "carla":
+            user.groups.add(group)
+        names.append(name)
+    return names
+
+
+def console(desk, thread: str, pause: dict, who: str, decision: str = "approve"):  # type: ignore[no-untyped-def]
+    return pause_answer(thread_id=desk._thread(thread), pause_id=pause["id"], decision=decision,
+                        token=pause["token"], by=who, via=Via.CONSOLE)
+
+
+def charges() -> int:
+    return len(shop.STATE.charges) if hasattr(shop, "STATE") else 0
+
+
+def test_a_charge_over_the_ceiling_is_refused_by_the_policy_and_nothing_waits(desk):
+    reply = desk.say("t-1", "charge 6000 to order 4411")
+    assert reply.waiting == []
+    assert [(r["rule"], r["sentence"]) for r in reply.refusals] == [
+        ("policy:huge-charges", "Charges over 5,000 go through the finance office.")]
+
+
+def test_a_small_charge_waits_for_one_person_as_without_policies(desk):
+    pause = desk.say("t-1", "charge 40 to order 4411").waiting[0]
+    assert pause["reasons"] == ["write"] and "approvals" not in pause
+
+
+def test_a_read_under_confirm_waits_with_the_policy_as_its_reason(desk):
+    pause = desk.say("t-1", "show order 4411").waiting[0]
+    assert pause["tool"] == "get_order"
+    assert pause["reasons"] == ["policy:looked-up"]
+    assert pause["approvals"] == {"needed": 1, "given": [], "group": None}
+
+
+def test_two_finance_approvals_run_a_big_charge_once(desk, finance):
+    pause = desk.say("t-1", "charge 600 to order 4411").waiting[0]
+    assert pause["reasons"][-1] == "policy:big-charges"
+    assert pause["approvals"] == {"needed": 2, "given": [], "group": "finance"}
+    with pytest.raises(ApprovalRecorded) as first:
+        console(desk, "t-1", pause, "ana")
+    assert first.value.http_status == 202
+    assert [g["by"] for g in first.value.approvals["given"]] == ["ana"]
+    assert first.value.body()["status"] == "approval_recorded"
+    still = desk.waiting("t-1")[0]
+    assert still["id"] == pause["id"] and [g["by"] for g in still["approvals"]["given"]] == ["ana"]
+    # the same person again counts once
+    with pytest.raises(ApprovalRecorded) as again:
+        console(desk, "t-1", pause, "ana")
+    assert len(again.value.approvals["given"]) == 1
+    answer = console(desk, "t-1", pause, "bruno").to_json()
+    assert answer["waiting"] == []
+    assert [s["status"] for s in answer["steps"]] == ["succeeded"]
+    row = Interrupt.objects.get(pk=pause["id"])
+    assert row.status == "answered" and row.answered_by == "bruno"
+    assert [g["by"] for g in row.payload["approvals"]["given"]] == ["ana", "bruno"]
+    assert Event.objects.filter(type="approval").count() == 2
+    with pytest.raises(Stale):
+        console(desk, "t-1", pause, "carla")
+
+
+def test_someone_outside_the_group_is_not_an_approver_and_changes_nothing(desk, finance):
+    pause = desk.say("t-1", "charge 600 to order 4411").waiting[0]
+    for who, via in (("carla", Via.CONSOLE), ("desk", Via.PYTHON), ("session", Via.WIDGET)):
+        with pytest.raises(NotAnApprover) as refused:
+            pause_answer(thread_id=desk._thread("t-1"), pause_id=pause["id"], decision="approve",
+                         token=pause["token"], by=who, via=via)
+        assert refused.value.http_status == 403 and refused.value.code == "not_an_approver"
+    with pytest.raises(NotAnApprover):
+        console(desk, "t-1", pause, "carla", decision="skip")
+    assert Interrupt.objects.get(pk=pause["id"]).payload["approvals"]["given"] == []
+    assert Interrupt.objects.get(pk=pause["id"]).status == "open"
+
+
+def test_one_finance_skip_closes_it_at_once(desk, finance):
+    pause = desk.say("t-1", "charge 600 to order 4411").waiting[0]
+    with pytest.raises(ApprovalRecorded):
+        console(desk, "t-1", pause, "ana")
+    answer = console(desk, "t-1", pause, "bruno", decision="skip").to_json()
+    assert answer["waiting"] == [] and [s["status"] for s in answer["steps"]] == ["skipped"]
+
+
+def test_a_policy_deadline_with_on_timeout_refuse_refuses_the_call(desk, finance):
+    pause = desk.say("t-1", "charge 600 to order 4411").waiting[0]
+    row = Interrupt.objects.get(pk=pause["id"])
+    assert (row.expires_at - row.created_at).total_seconds() == pytest.approx(3600, abs=2)
+    assert (row.expires_at - row.escalate_at).total_seconds() == pytest.approx(600, abs=2)
+    assert pauses_escalate_due(now=row.escalate_at) == [pause["id"]]
+    assert pauses_expire_due(now=row.expires_at) == [pause["id"]]
+    step = Step.objects.get(pk=row.step_id)
+    assert (step.status, step.rule) == ("refused", "policy:big-charges")
+    assert open_pauses(desk._thread("t-1")) == []

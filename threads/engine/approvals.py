@@ -1,0 +1,120 @@
+"""Approvals under a policy (docs/policies.md): who may answer a pause a
+policy covers, and the quorum it needs.
+
+A pause a policy covers carries ``approvals``: ``{"needed": N, "given":
+[...], "group": NAME | [NAMES] | None}``. ``approval_take`` runs inside the
+answer's unit, after the token and the decision were checked and before the
+claim, under the thread's lock (``threads.engine.unit``), so two answers to
+one pause are counted one after the other on any number of workers:
+
+- with a group named, only an active staff member of every named group may
+  answer at all (through the console, where a person signs in); anyone else,
+  the widget's session or another door's caller included, is
+  ``403 not_an_approver`` and nothing changes;
+- an approval from whoever proposed the call (a staff member who edited it,
+  the MCP client or other caller that proposed the run) is
+  ``403 not_an_approver``;
+- an approval is stored on the pause with who gave it, through which door,
+  when, and a digest of the token it carried; the same person again counts
+  once;
+- short of the quorum, ``ApprovalRecorded`` (202 on HTTP) and the pause stays
+  open; the Nth distinct approval goes on to the claim (one conditional
+  UPDATE, ``pauses.pause_close``): the call runs once.
+
+``skip`` and ``cancel_all`` from anyone who may answer close the pause at
+once, as for any pause. An edit makes a new proposal, a new pause with no
+approvals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from threads.engine.unit import Unit
+from threads.errors import ApprovalRecorded, NotAnApprover, Stale
+from threads.models import Event, Interrupt
+
+DETAIL_GROUP = _("Only staff in {group} may answer this call.")
+DETAIL_PROPOSER = _("You proposed this call, so other people approve it.")
+DETAIL_NOBODY = _("This call needs approvals from people the server knows by name.")
+
+
+def approvals_shown(approvals: dict[str, Any]) -> dict[str, Any]:
+    """A pause's ``approvals`` as the doors show them: who approved, when, through which door."""
+    return {"needed": approvals.get("needed", 1),
+            "given": [{"by": g.get("by"), "at": g.get("at"), "door": g.get("door")}
+                      for g in approvals.get("given") or []],
+            "group": approvals.get("group")}
+
+
+def groups_of(approvals: dict[str, Any]) -> list[str]:
+    group = approvals.get("group")
+    return [group] if isinstance(group, str) else [str(g) for g in group or []]
+
+
+def approver_key(by: str, via: str) -> str:
+    """One person, whichever answer they give: a staff member by their user name in the console; another
+    door's caller by its door and name."""
+    return by if via == Interrupt.Via.CONSOLE else f"{via}:{by}"
+
+
+def in_groups(by: str, via: str, groups: list[str]) -> bool:
+    """``by`` is an active staff member in every one of ``groups`` (answering from the console)."""
+    if via != Interrupt.Via.CONSOLE or not by:
+        return False
+    user = get_user_model()
+    found = user.objects.filter(**{user.USERNAME_FIELD: by}, is_active=True, is_staff=True).first()
+    if found is None:
+        return False
+    return found.groups.filter(name__in=groups).count() == len(set(groups))
+
+
+def proposed_by(pause: Interrupt, by: str, via: str) -> bool:
+    """``by`` proposed the call: the caller that proposed the run, answering through the same door, or a staff
+    member who edited the call in the console."""
+    proposer = pause.payload.get("proposer") or {}
+    if proposer.get("name") and via == proposer.get("door") and by == proposer.get("name"):
+        return True
+    if via != Interrupt.Via.CONSOLE or pause.step_id is None:
+        return False
+    return Interrupt.objects.filter(step_id=pause.step_id, status=Interrupt.Status.EDITED,
+                                    answered_via=Interrupt.Via.CONSOLE, answered_by=by).exists()
+
+
+def approval_take(u: Unit, pause: Interrupt, *, decision: str, token: str, by: str, via: str) -> None:
+    """Inside the answer's unit: refuse an answer the policy does not let ``by`` give (``NotAnApprover``);
+    record an approval, raising ``ApprovalRecorded`` while the quorum is not met. Returns when the
+    answer goes on to the claim."""
+    approvals = dict(pause.payload["approvals"])
+    groups = groups_of(approvals)
+    if groups and not in_groups(by, via, groups):
+        raise NotAnApprover(str(DETAIL_GROUP).format(group=", ".join(groups)))
+    if decision != "approve":
+        return
+    if not by:
+        raise NotAnApprover(DETAIL_NOBODY)
+    if proposed_by(pause, by, via):
+        raise NotAnApprover(DETAIL_PROPOSER)
+    key = approver_key(by, via)
+    given = list(approvals.get("given") or [])
+    needed = int(approvals.get("needed") or 1)
+    if any(g.get("key") == key for g in given):  # the same person counts once
+        if len(given) < needed:
+            raise ApprovalRecorded(approvals_shown(approvals), pause.id)
+        return
+    given.append({"by": by[:200], "door": via, "at": timezone.now().isoformat(), "key": key,
+                  "token": hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()})
+    approvals["given"] = given
+    payload = {**pause.payload, "approvals": approvals}
+    if not Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(payload=payload):
+        raise Stale()
+    pause.payload = payload
+    shown = approvals_shown(approvals)
+    u.event(Event.Type.APPROVAL, {"interrupt": pause.id, "by": by[:200], "door": via, "approvals": shown})
+    if len(given) < needed:
+        raise ApprovalRecorded(shown, pause.id)

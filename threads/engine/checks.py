@@ -1,0 +1,41 @@
+"""The check as the engine calls it (``catalogue.check``), for the run's own
+steps (``advance``) and a team's (``teamsteps``) alike: the agent's policies
+and the door the run came through passed in, and the pause a confirm opens
+described once (docs/policies.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from catalogue.agentfile import AgentSpec
+from catalogue.check import Verdict, check_call
+from catalogue.plan import Argument
+from catalogue.tools import Tool
+from threads.engine.values import shown
+from threads.models import Run, Step
+from threads.texts import labels_of, question_of
+
+
+def call_check(run: Run, step: Step, agent: AgentSpec, arguments: Sequence[Argument], withdrawn: Collection[str],
+               untrusted_steps: Collection[int] = ()) -> Verdict:
+    """``catalogue.check.check_call`` for ``step`` of ``run``."""
+    return check_call(name=step.tool, tool=agent.tool(step.tool), arguments=arguments, withdrawn=withdrawn,
+                      privileges=run.privileges, tainted_by=run.tainted_by, untrusted_steps=untrusted_steps,
+                      policies=agent.policies, door=run.proposed_via)
+
+
+def confirm_payload(run: Run, tool: Tool, step: Step, verdict: Verdict) -> dict[str, Any]:
+    """What a ``confirm`` pause shows (``step``'s arguments resolved), and, under a policy, the approvals it
+    needs and the deadline it got (``pauses.pause_open`` reads them)."""
+    payload: dict[str, Any] = {
+        "question": question_of(run, tool),
+        "arguments": shown(step.arguments, tool),
+        "labels": labels_of(run, tool, step.arguments),
+        "reasons": list(verdict.reasons),
+        "irreversible": verdict.irreversible,
+    }
+    if verdict.rules.names:
+        payload["approvals"] = verdict.rules.approvals()
+        payload["policy"] = {"names": list(verdict.rules.names), **verdict.rules.timing()}
+    return payload
