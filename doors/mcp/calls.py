@@ -195,7 +195,7 @@ def answer_for(caller: Caller, held: Held, decision: str) -> Held:
     assert pause is not None
     try:
         answer = pause_answer(thread_id=caller.thread_id, pause_id=pause.id, decision=decision, token=pause.token,
-                              by=f"mcp client {caller.name}", via=Via.MCP)
+                              by=caller.name, via=Via.MCP)
     except Stale:
         return Held(run_read(pause.run).outcome(), held.replay_id, lost=True)
     return Held(answer.outcome(), held.replay_id)

@@ -3,7 +3,6 @@ quorums and groups, deadlines that fail closed, reminders."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
