@@ -8,6 +8,7 @@ asks for a new one before anything else (``OneTimePassword``).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -23,14 +24,17 @@ __all__ = ["APPROVERS", "OPERATORS", "password_must_change", "staff_create", "st
 
 
 @transaction.atomic
-def staff_create(*, username: str, operator: bool = False) -> str:
-    """Create (or reset) a staff account; returns its one-time password."""
+def staff_create(*, username: str, operator: bool = False, groups: Sequence[str] = ()) -> str:
+    """Create (or reset) a staff account; returns its one-time password. ``groups``: staff groups an
+    approval policy may name (docs/policies.md), made when missing; the account joins them."""
     password = secrets.token_urlsafe(12)
     user, _ = get_user_model().objects.get_or_create(username=username)
     user.is_staff = True
     user.set_password(password)
     user.save()
     _role_grant(user, operator=operator)
+    for name in groups:
+        user.groups.add(Group.objects.get_or_create(name=name)[0])
     OneTimePassword.objects.update_or_create(user=user, defaults={"password_hash": user.password})
     return password
 
@@ -57,6 +61,19 @@ def _role_grant(user: Any, *, operator: bool) -> None:
         groups_make(ContentType, Permission, Group)
     user.groups.remove(*Group.objects.filter(name__in=[APPROVERS, OPERATORS]).exclude(name=wanted))
     user.groups.add(Group.objects.get(name=wanted))
+
+
+def groups_unserved(names: Iterable[str]) -> dict[str, str]:
+    """Of the staff groups ``names`` (an agent's policies'), those nobody can approve for yet: each with why
+    (``missing``: no such group; ``empty``: no active staff member in it)."""
+    found: dict[str, str] = {}
+    for name in dict.fromkeys(names):
+        group = Group.objects.filter(name=name).first()
+        if group is None:
+            found[name] = "missing"
+        elif not group.user_set.filter(is_active=True, is_staff=True).exists():
+            found[name] = "empty"
+    return found
 
 
 def password_must_change(user: object) -> bool:

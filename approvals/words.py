@@ -44,6 +44,7 @@ PROPOSERS = {
     "langgraph": _("the LangGraph graph {name}"),
     "langchain": _("the model of the LangChain agent {name} (its tool call)"),
     "agui": _("a person's turn, through an AG-UI client"),
+    "widget": _("a person's turn, in the chat widget"),
     "http": _("a person's turn, in the chat or through the HTTP API"),
     "python": _("the Python API"),
 }

@@ -77,10 +77,12 @@ def check_call(
     untrusted_steps: Collection[int] = (),
     policies: Sequence[Policy] = (),
     door: str = "",
+    language: str = "en",
 ) -> Verdict:
     """Decide one call. ``tainted_by`` names the ``reads_outside`` tools that
     ran earlier in the run; ``untrusted_steps`` the steps whose results came
-    from them; ``policies`` the agent's, ``door`` the one the run came through."""
+    from them; ``policies`` the agent's, ``door`` the one the run came through,
+    ``language`` the one a policy's refusal is said in."""
     if name in withdrawn:
         return refuse("withdrawn", SENTENCE_WITHDRAWN, tool=name)
     if tool is None:
@@ -94,8 +96,9 @@ def check_call(
 
     rules = rules_for(policies, Call(tool=tool, arguments=arguments, tainted=bool(tainted_by), door=door))
     if rules.refusal is not None:
-        return Verdict("refuse", rule=rules.refusal.rule, sentence=rules.refusal.refuse, message=SENTENCE_POLICY,
-                       params={"sentence": rules.refusal.refuse}, rules=rules)
+        said = rules.refusal.refusal(language)
+        return Verdict("refuse", rule=rules.refusal.rule, sentence=said, message=SENTENCE_POLICY,
+                       params={"sentence": said}, rules=rules)
     taint = tuple(f"tainted_call: untrusted:{t}" for t in dict.fromkeys(tainted_by))
     if not tool.is_write:
         if tool.egress and taint:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from catalogue.agentfile import CATALOGUE_GIVEN
+from catalogue.agentfile.policies import policy_lints
 from catalogue.catalogue_file import CatalogueError, dump_catalogue
 from catalogue.importers import SourceError
 from catalogue.lints import Finding, format_finding, has_errors, lint
@@ -157,6 +158,9 @@ def verify_main(argv: Sequence[str], *, loader: Loader | None = None,
     failed = False
     for agent in agents:
         findings = lint(list(agent.tools), language=getattr(agent, "default_language", "en"))
+        # The agent's approval policies (docs/policies.md): each finding an error.
+        findings += [Finding("error", f.code, f"policy:{f.policy}", f.message)
+                     for f in policy_lints(getattr(agent, "policies", ()), list(agent.tools))]
         if len(agents) > 1:
             print(f"# {agent.name}", file=out)
         for finding in findings:

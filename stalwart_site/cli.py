@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from catalogue.agentfile import AgentFile, AgentFileError, load_agent_file
+from catalogue.agentfile import AgentFile, AgentFileError, AgentSpec, load_agent_file
 
 EXIT_INVALID = 2
 EXIT_PORT_BUSY = 1
@@ -94,6 +94,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     print(context_mode(), flush=True)
     print(mcp_mode(), flush=True)
+    for line in policy_warnings(af.agent(args.agent)):
+        print(line, file=sys.stderr, flush=True)
     print(f"Serving {name} at http://{args.host}:{args.port}/ (admin at /admin/)", flush=True)
     host = args.host.replace(":", r"\:")
     server = Server(application=application, endpoints=[f"tcp:port={args.port}:interface={host}"],
@@ -103,6 +105,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(REFUSED_PORT.format(host=args.host, port=args.port, reason="could not listen"), file=sys.stderr)
         return EXIT_PORT_BUSY
     return 0
+
+
+POLICY_GROUP_MISSING = ("stalwart: warning: policy '{policy}' names the staff group '{group}', which does not exist: "
+                        "nobody can approve its calls until it has members (stalwart createstaff NAME --group {group})")
+POLICY_GROUP_EMPTY = ("stalwart: warning: policy '{policy}' names the staff group '{group}', which has no active staff: "
+                      "nobody can approve its calls until it has members (stalwart createstaff NAME --group {group})")
+
+
+def policy_warnings(agent: AgentSpec) -> list[str]:
+    """A line for each staff group the agent's policies name that nobody can approve for (docs/policies.md)."""
+    from approvals.services import groups_unserved
+
+    named = [(p.name, p.group) for p in agent.policies if p.group]
+    unserved = groups_unserved(g for _, g in named)
+    return [(POLICY_GROUP_MISSING if unserved[g] == "missing" else POLICY_GROUP_EMPTY).format(policy=p, group=g)
+            for p, g in named if g in unserved]
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -168,10 +186,11 @@ def cmd_createstaff(args: argparse.Namespace) -> int:
     setup()
     from approvals.services import staff_create, staff_database
 
-    password = staff_create(username=args.name, operator=args.operator)
+    password = staff_create(username=args.name, operator=args.operator, groups=args.group)
     role = "operator" if args.operator else "approver"
     print(f"Database: {staff_database()}")
-    print(f"Created {role} '{args.name}'. One-time password: {password}")
+    groups = "".join(f", in {g}" for g in args.group)
+    print(f"Created {role} '{args.name}'{groups}. One-time password: {password}")
     print("Sign in at /admin/: the first sign-in asks for a new password.")
     if args.operator:
         from stalwart_site.bootstrap import OPERATOR_TOKEN_HOW
@@ -332,6 +351,8 @@ def parser() -> argparse.ArgumentParser:
     c = sub.add_parser("createstaff", help="create a staff account; prints a one-time password")
     c.add_argument("name")
     c.add_argument("--operator", action="store_true")
+    c.add_argument("--group", action="append", default=[], metavar="NAME",
+                   help="also a member of this staff group (an approval policy's; made when missing)")
     c.set_defaults(func=cmd_createstaff)
     r = sub.add_parser("reset-demo", help="put the example shop's demo back as it started: its orders as seeded, "
                        "no threads, runs or pauses; staff accounts, MCP client and LangGraph keys, withdrawals and settings "

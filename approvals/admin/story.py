@@ -14,7 +14,7 @@ from approvals.admin.rows import source_words
 from approvals.words import proposer_words
 from threads.models import Interrupt
 
-PERSON_DOORS = ("http", "agui", "python")  # a run these doors start is a person's turn
+PERSON_DOORS = ("widget", "http", "agui", "python")  # a run these doors start is a person's turn
 
 
 def story_of(pause: Interrupt) -> dict[str, Any]:

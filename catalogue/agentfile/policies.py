@@ -31,6 +31,7 @@ from typing import Any
 from catalogue.agentfile.spec import AgentFileError, refuse_unknown_keys
 from catalogue.plan import Argument
 from catalogue.tools import Tool
+from catalogue.wording import said_in, wording_problem
 
 POLICY_KEYS = {"name", "when", "refuse", "confirm", "approvers", "deadline", "on_timeout", "remind_before"}
 WHEN_KEYS = {"tool", "kind", "declared", "args", "origin", "tainted", "door"}
@@ -106,7 +107,7 @@ class When:
 class Policy:
     name: str
     when: When
-    refuse: str = ""
+    refuse: Any = ""  # the refusal's sentence: text, or text per language ({en: ..., pt-BR: ...})
     confirm: bool = False
     quorum: int = 0  # 0: the policy names no approvers (one person, as every write)
     group: str = ""
@@ -117,6 +118,10 @@ class Policy:
     @property
     def rule(self) -> str:
         return f"policy:{self.name}"
+
+    def refusal(self, language: str) -> str:
+        """The refusal's sentence in ``language`` (its own words, else English)."""
+        return said_in(self.refuse, language)
 
     def to_json(self) -> dict[str, Any]:
         """What the console's Tools page shows of it."""
@@ -280,8 +285,8 @@ def _policy(path: Path, place: str, raw: Any) -> Policy:
                                                     "(at most 64)")
     when = _when(path, f"{place}.when", raw.get("when"))
     refuse = raw.get("refuse", "")
-    if refuse != "" and (not isinstance(refuse, str) or not refuse.strip()):
-        raise AgentFileError(path, f"{place}.refuse", "must be the sentence the refusal says")
+    if refuse != "" and wording_problem(refuse):
+        raise AgentFileError(path, f"{place}.refuse", f"is the sentence the refusal says: {wording_problem(refuse)}")
     confirm = raw.get("confirm", False)
     if not isinstance(confirm, bool):
         raise AgentFileError(path, f"{place}.confirm", "must be true or false")
@@ -298,7 +303,9 @@ def _policy(path: Path, place: str, raw: Any) -> Policy:
         raise AgentFileError(path, f"{place}.remind_before", "must come before a deadline (fewer seconds than it)")
     if not (refuse or confirm or quorum or deadline is not None):
         raise AgentFileError(path, place, "the policy asks nothing: give refuse, confirm, approvers or deadline")
-    return Policy(name=name, when=when, refuse=refuse.strip() if refuse else "", confirm=confirm, quorum=quorum,
+    if isinstance(refuse, Mapping):
+        refuse = {str(k): str(v).strip() for k, v in refuse.items()}
+    return Policy(name=name, when=when, refuse=refuse.strip() if isinstance(refuse, str) else refuse, confirm=confirm, quorum=quorum,
                   group=group, deadline=deadline, on_timeout=str(on_timeout or "expire"), remind_before=remind)
 
 
@@ -388,7 +395,7 @@ def _approvers(path: Path, place: str, raw: Any) -> tuple[int, str]:
     if isinstance(quorum, bool) or not isinstance(quorum, int) or not QUORUM_MIN <= quorum <= QUORUM_MAX:
         raise AgentFileError(path, f"{place}.quorum", f"must be a whole number from {QUORUM_MIN} to {QUORUM_MAX}")
     group = raw.get("group", "")
-    if group != "" and (not isinstance(group, str) or not group.strip()):
+    if "group" in raw and (not isinstance(group, str) or not group.strip()):
         raise AgentFileError(path, f"{place}.group", "must name a staff group")
     return quorum, group.strip() if group else ""
 
@@ -405,6 +412,7 @@ def _seconds(path: Path, place: str, raw: Any) -> float | None:
 
 @dataclass(frozen=True)
 class PolicyFinding:
+    code: str  # policy_unknown_tool | policy_unknown_argument | policy_comparison_misfit
     policy: str
     message: str
 
@@ -418,18 +426,21 @@ def policy_lints(policies: Sequence[Policy], tools: Sequence[Tool]) -> list[Poli
         covered = [t for t in tools if policy.when.covers_tool(t.name)]
         for pattern in policy.when.tools:
             if not any(fnmatch.fnmatchcase(t.name, pattern) for t in tools):
-                found.append(PolicyFinding(policy.name, f"'{pattern}' names no tool of this agent"))
+                found.append(PolicyFinding("policy_unknown_tool", policy.name,
+                                           f"'{pattern}' names no tool of this agent"))
         named = set(policy.when.args) | set(policy.when.origin)
         for arg in sorted(named):
             schemas = [_schema_of(t, arg) for t in covered]
             if covered and all(s is None for s in schemas):
-                found.append(PolicyFinding(policy.name, f"no tool it covers takes an argument '{arg}'"))
+                found.append(PolicyFinding("policy_unknown_argument", policy.name,
+                                           f"no tool it covers takes an argument '{arg}'"))
                 continue
             for comparison in policy.when.args.get(arg, ()):
                 for tool, schema in zip(covered, schemas, strict=True):
                     problem = _misfit(comparison, schema)
                     if problem:
-                        found.append(PolicyFinding(policy.name, f"{arg} {comparison.op}: {problem} ({tool.name})"))
+                        found.append(PolicyFinding("policy_comparison_misfit", policy.name,
+                                                   f"{arg} {comparison.op}: {problem} ({tool.name})"))
     return found
 
 

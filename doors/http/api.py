@@ -21,6 +21,7 @@ from catalogue.wording import tool_phrase
 from doors.common import MAX_AGENT, MAX_LANGUAGE, SessionApi, StrictCharField, agent_or_404, check_thread_id, no_nul
 from doors.http import idempotency
 from doors.http import openapi as doc
+from doors.http.resume import answered_from
 from threads.engine import Proposer, open_pauses, thread_rollback, turn_submit
 from threads.errors import BadRequest, Forbidden, OperatorUnauthorized, TooLarge, TooManyTries
 from threads.feedback import feedback_give
@@ -82,7 +83,8 @@ class ThreadMessageCreateApi(SessionApi):
             thread_id=thread_key(thread_id, owner),  # this session's thread of that name
             session_hash=owner, text=given["text"], language=given.get("language"), context=given["context"],
             privileges=given["privileges"], agent=given.get("agent"), replay=replay,
-            proposer=Proposer(door="http"))
+            # The widget says it is the widget (a label an approval policy's ``door`` may name; it grants nothing).
+            proposer=Proposer(door=answered_from(request)))
         if replay is None:
             return Response(answer.to_json())
         status, body, headers = idempotency.answered(answer, replay)

@@ -17,6 +17,7 @@ import pytest
 
 from approvals.views import DETAIL_BAD_CODE
 from tests.e2e.conftest import on_postgres
+from tests.e2e.test_faults import rows
 from tests.support.server import ROOT, SHOP, Server, free_port
 
 
@@ -268,3 +269,17 @@ def test_createstaff_of_an_operator_shows_how_to_make_an_operator_token(data_dir
         made = subprocess.run(["python3", "-c", MAKE_ONE.split(" -c ", 1)[1].strip("'")], capture_output=True,
                               text=True, timeout=30, check=True).stdout.strip()
         refuse_unsafe({"STALWART_OPERATOR_TOKEN": made})
+
+
+def test_createstaff_with_a_group_makes_the_group_and_puts_the_account_in_it(data_dir):
+    tail = uuid.uuid4().hex[:8]  # PostgreSQL's database is shared by the run's tests
+    finance, audit, ana, bruno = f"finance-{tail}", f"audit-{tail}", f"ana-{tail}", f"bruno-{tail}"
+    result = stalwart("createstaff", ana, "--group", finance, "--group", audit, data_dir=data_dir)
+    assert result.returncode == 0, result.stderr
+    assert f"Created approver '{ana}', in {finance}, in {audit}. One-time password:" in result.stdout
+    again = stalwart("createstaff", bruno, "--group", finance, data_dir=data_dir)
+    assert again.returncode == 0 and f"Created approver '{bruno}', in {finance}." in again.stdout
+    members = rows(data_dir, "SELECT g.name, u.username FROM auth_group g JOIN auth_user_groups ug ON ug.group_id = g.id"
+                             " JOIN auth_user u ON u.id = ug.user_id WHERE g.name IN (?, ?) ORDER BY g.name, u.username",
+                   (finance, audit))
+    assert members == [(audit, ana), (finance, ana), (finance, bruno)]

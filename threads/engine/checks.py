@@ -22,7 +22,7 @@ def call_check(run: Run, step: Step, agent: AgentSpec, arguments: Sequence[Argum
     """``catalogue.check.check_call`` for ``step`` of ``run``."""
     return check_call(name=step.tool, tool=agent.tool(step.tool), arguments=arguments, withdrawn=withdrawn,
                       privileges=run.privileges, tainted_by=run.tainted_by, untrusted_steps=untrusted_steps,
-                      policies=agent.policies, door=run.proposed_via)
+                      policies=agent.policies, door=run.proposed_via, language=run.language or "en")
 
 
 def confirm_payload(run: Run, tool: Tool, step: Step, verdict: Verdict) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # The doors a run comes through (``Run.proposed_via``); "" for a run stored before they were recorded.
-DOORS = ("http", "mcp", "agui", "langgraph", "langchain", "python")
+DOORS = ("widget", "http", "mcp", "agui", "langgraph", "langchain", "python")
 
 
 @dataclass(frozen=True)

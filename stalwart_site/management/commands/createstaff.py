@@ -14,11 +14,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
         parser.add_argument("--operator", action="store_true")
+        parser.add_argument("--group", action="append", default=[], metavar="NAME",
+                            help="also a member of this staff group (an approval policy's; made when missing)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        password = staff_create(username=options["name"], operator=options["operator"])
+        password = staff_create(username=options["name"], operator=options["operator"], groups=options["group"])
         role = "operator" if options["operator"] else "approver"
         self.stdout.write(f"Database: {staff_database()}")
-        self.stdout.write(f"Created {role} '{options['name']}'. One-time password: {password}")
+        groups = "".join(f", in {g}" for g in options["group"])
+        self.stdout.write(f"Created {role} '{options['name']}'{groups}. One-time password: {password}")
         if options["operator"]:
             self.stdout.write(OPERATOR_TOKEN_HOW)
