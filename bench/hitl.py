@@ -15,6 +15,9 @@ as a failure. Paths: ``desk`` is the Python API (``Desk.say``, then
 ``stalwart serve`` per worker, posting ``/threads/<id>/messages`` then
 ``/threads/<id>/resume``. ``--workers 2`` runs two processes, each with half
 the threads; the rate is all operations over the wall time of the phase.
+``policy`` (``--policy``) is the Python API again, the shop under one approval
+policy that covers every charge and asks for one approver (docs/policies.md):
+the table adds its ratio to ``desk`` from the same rounds.
 
 Per operation: ops/s, p50/p99 ms, PostgreSQL commits (``pg_stat_database.
 xact_commit`` of the database; a worker forces its counters out with
@@ -65,7 +68,7 @@ PEER_SETUP = """the peer's virtualenv is missing or incomplete ({python}). Creat
     "${{TMPDIR:-/tmp}}/peer-venv/bin/pip" install -r ../shared/peers/requirements.lock"""
 SETTLE_S = 11.0  # an idle PostgreSQL backend publishes its counters within 10 s (PGSTAT_IDLE_INTERVAL)
 IDLE_S = 5.0  # the window in which an idle server's own background commits are counted
-PATHS = ("desk", "http", "langgraph")
+PATHS = ("desk", "http", "langgraph", "policy")
 OPS = ("pause", "resume")
 FIGURES = ("per_s", "p50_ms", "p99_ms", "commits_per_op", "queries_per_op", "cpu_ms_per_op", "client_cpu_ms_per_op")
 
@@ -176,7 +179,7 @@ def drive(kind: str, args: argparse.Namespace, urls: list[str], halves: list[Any
           probe: Probe | None) -> tuple[list[dict[str, Any]], list[tuple[int, float]], float]:
     """Start the workers and read the commit counter at their barriers: warm, paused, resumed."""
     ctx, W = mp.get_context("spawn"), len(halves)
-    exact = probe is not None and probe.exact and kind == "desk"
+    exact = probe is not None and probe.exact and kind in ("desk", "policy")
     barrier, queue = ctx.Barrier(W + 1), ctx.Queue()
     procs = [spawn(ctx, worker, k, kind, urls[k], halves[k], warm_halves[k], barrier, queue) for k in range(W)]
 
@@ -233,7 +236,7 @@ def figures(kind: str, op: str, n: int, results: list[dict[str, Any]], snaps: li
         "failures": sum(p["failures"] for p in phases),
         "first_error": next((p["first_error"] for p in phases if p["first_error"]), ""),
     }
-    if kind == "desk":
+    if kind in ("desk", "policy"):
         out["queries_per_op"] = round(sum(p["queries"] for p in phases) / n, 2)
         out["cpu_ms_per_op"] = round(sum(p["cpu_s"] for p in phases) / n * 1e3, 2)
     if counted:  # the probe's two statements and the workers' flushes are not the operations'
@@ -340,6 +343,16 @@ def ratios(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def policy_ratios(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The one-approver policy over no policy, per round, then the median (ops/s: 1.0 is the same speed)."""
+    pairs = [(r["policy"], r["desk"]) for r in rounds if "policy" in r and "desk" in r]
+    if not pairs:
+        return {}
+    return {op: {"ops_per_s": round(statistics.median(p[op]["per_s"] / d[op]["per_s"] for p, d in pairs), 3),
+                 "p50_ms": round(statistics.median(p[op]["p50_ms"] / d[op]["p50_ms"] for p, d in pairs), 3)}
+            for op in OPS}
+
+
 def cell(value: Any, width: int, digits: int = 1) -> str:
     text = "-" if value is None else f"{value:.{digits}f}" if isinstance(value, float) else str(value)
     return text.rjust(width)
@@ -363,6 +376,9 @@ def table(result: dict[str, Any]) -> str:
         parts = [f"{op} ops/s {r['ops_per_s']:.3f}x" + (f", commits {r['commits_per_op']:.2f}x" if "commits_per_op" in r else "")
                  for op, r in ops.items()]
         lines.append(f"Stalwart {path} / LangGraph (median of per-round ratios): " + "; ".join(parts))
+    if result.get("policy_to_desk"):
+        parts = [f"{op} ops/s {r['ops_per_s']:.3f}x, p50 {r['p50_ms']:.3f}x" for op, r in result["policy_to_desk"].items()]
+        lines.append("One-approver policy / no policy (median of per-round ratios): " + "; ".join(parts))
     return "\n".join(lines)
 
 
@@ -419,6 +435,8 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=20, help="untimed threads first, in each round (20, as the peer)")
     parser.add_argument("--http", action="store_true", help="also the HTTP path (a real stalwart serve per worker)")
     parser.add_argument("--peer", action="store_true", help="also LangGraph's bench, interleaved round by round")
+    parser.add_argument("--policy", action="store_true",
+                        help="also the Python API under a one-approver approval policy, and its ratio to desk")
     parser.add_argument("--peer-python", type=Path, default=PEER_VENV / "bin" / "python",
                         help="Python of a virtualenv of its own with LangGraph and langgraph-checkpoint-postgres "
                              "(default: $TMPDIR/peer-venv)")
@@ -457,7 +475,8 @@ def main() -> int:
     os.environ.update({"STALWART_DATA_DIR": str(folder), "REDIS_URL": "", "STALWART_SHOP_FAULTS": "",
                        "DATABASE_URL": args.pg_url if args.store == "postgres" else ""})
     run, rounds, others = uuid.uuid4().hex[:6], [], []
-    paths = ["desk", *(["http"] if args.http else []), *(["langgraph"] if args.peer else [])]
+    paths = ["desk", *(["policy"] if args.policy else []), *(["http"] if args.http else []),
+             *(["langgraph"] if args.peer else [])]
     try:
         for rnd in range(1, args.rounds + 1):  # who goes first alternates
             mine, other = against.alternate(rnd, functools.partial(one_round, args, run, rnd, paths),
@@ -473,9 +492,10 @@ def main() -> int:
     result: dict[str, Any] = {
         "bench": "stalwart_hitl", "key": key,
         "options": {"store": args.store, "workers": args.workers, "threads": args.threads, "rounds": args.rounds,
-                    "warmup": args.warmup, "http": args.http, "peer": args.peer,
+                    "warmup": args.warmup, "http": args.http, "peer": args.peer, "policy": args.policy,
                     "command": "python bench/hitl.py " + " ".join(sys.argv[1:])},
-        "median": medians(rounds), "ratio_to_langgraph": ratios(rounds), "rounds": rounds,
+        "median": medians(rounds), "ratio_to_langgraph": ratios(rounds), "policy_to_desk": policy_ratios(rounds),
+        "rounds": rounds,
         "machine": {"nproc": os.cpu_count(), "python": platform.python_version(),
                     "loadavg_1m_at_start": load_at_start, "loadavg_1m_at_end": round(os.getloadavg()[0], 2)},
     }

@@ -23,16 +23,33 @@ AGENT_FILE = ROOT / "examples" / "shop" / "agent.yaml"
 # ``SELECT pg_stat_force_next_flush()`` would be published late, in another phase.
 FLUSH = "SELECT pg_stat_force_next_flush() FROM pg_class LIMIT 1"
 TURN = "charge 40 to order {order}"
+# ``--policy``: the same shop with one approval policy covering every charge, asking for one approver
+# (docs/policies.md), so a pause and its resume go through the policy's check and its recorded approval.
+POLICY = """
+    policies:
+      - name: bench-one-approver
+        when: {tool: charge_card}
+        approvers: {quorum: 1}
+"""
+
+
+def policy_agent_file(folder: Path) -> Path:
+    """The shop's agent file with ``POLICY`` added, written into ``folder`` (its vocabulary named in full)."""
+    text = AGENT_FILE.read_text(encoding="utf-8")
+    text = text.replace("vocabulary: vocabulary.yaml", f"vocabulary: {AGENT_FILE.parent / 'vocabulary.yaml'}")
+    path = folder / "agent-one-approver.yaml"
+    path.write_text(text.rstrip("\n") + "\n" + POLICY, encoding="utf-8")
+    return path
 
 
 class DeskPath:
     """Stalwart in this process, through the Python API."""
 
-    def __init__(self) -> None:
+    def __init__(self, agent_file: Path = AGENT_FILE) -> None:
         sys.path.insert(0, str(ROOT))
         from stalwart_site.desk import Desk
 
-        self.desk = Desk(AGENT_FILE)
+        self.desk = Desk(agent_file)
         from django.db import connection
 
         self.connection = connection
@@ -155,7 +172,14 @@ def worker(k: int, kind: str, url: str, items: list[tuple[str, str]], warm: list
            barrier: Any, queue: Any) -> None:
     """Warm up, then pause every item, then resume every item, between the parent's barriers."""
     try:
-        path = DeskPath() if kind == "desk" else HttpPath(url)
+        if kind == "http":
+            path: Any = HttpPath(url)
+        elif kind == "policy":
+            import os
+
+            path = DeskPath(policy_agent_file(Path(os.environ["STALWART_DATA_DIR"])))
+        else:
+            path = DeskPath()
         for op in ("pause", "resume"):  # imports, first-call caches, connections; not timed
             run_phase(path, op, warm)
         flushes = [path.flush_stats()]

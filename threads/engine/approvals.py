@@ -17,9 +17,10 @@ one pause are counted one after the other on any number of workers:
 - an approval is stored on the pause with who gave it, through which door,
   when, and a digest of the token it carried; the same person again counts
   once;
-- short of the quorum, ``ApprovalRecorded`` (202 on HTTP) and the pause stays
-  open; the Nth distinct approval goes on to the claim (one conditional
-  UPDATE, ``pauses.pause_close``): the call runs once.
+- short of the quorum, ``ApprovalRecorded`` (202 on HTTP), the thread's
+  ``approval`` event, and the pause stays open; the Nth distinct approval goes
+  on to the claim (one conditional UPDATE, ``pauses.pause_close``, which
+  stores it too): the call runs once.
 
 ``skip`` and ``cancel_all`` from anyone who may answer close the pause at
 once, as for any pause. An edit makes a new proposal, a new pause with no
@@ -86,16 +87,18 @@ def proposed_by(pause: Interrupt, by: str, via: str) -> bool:
                                     answered_via=Interrupt.Via.CONSOLE, answered_by=by).exists()
 
 
-def approval_take(u: Unit, pause: Interrupt, *, decision: str, token: str, by: str, via: str) -> None:
+def approval_take(u: Unit, pause: Interrupt, *, decision: str, token: str, by: str,
+                  via: str) -> dict[str, Any] | None:
     """Inside the answer's unit: refuse an answer the policy does not let ``by`` give (``NotAnApprover``);
     record an approval, raising ``ApprovalRecorded`` while the quorum is not met. Returns when the
-    answer goes on to the claim."""
+    answer goes on to the claim: with the pause's payload to store with the claim (the approval that
+    meets the quorum, written in the claim's own UPDATE), or None when nothing is to be added."""
     approvals = dict(pause.payload["approvals"])
     groups = groups_of(approvals)
     if groups and not in_groups(by, via, groups):
         raise NotAnApprover(str(DETAIL_GROUP).format(group=", ".join(groups)))
     if decision != "approve":
-        return
+        return None
     if not by:
         raise NotAnApprover(DETAIL_NOBODY)
     if proposed_by(pause, by, via):
@@ -106,15 +109,16 @@ def approval_take(u: Unit, pause: Interrupt, *, decision: str, token: str, by: s
     if any(g.get("key") == key for g in given):  # the same person counts once
         if len(given) < needed:
             raise ApprovalRecorded(approvals_shown(approvals), pause.id)
-        return
+        return None
     given.append({"by": by[:200], "door": via, "at": timezone.now().isoformat(), "key": key,
                   "token": hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()})
     approvals["given"] = given
     payload = {**pause.payload, "approvals": approvals}
+    if len(given) >= needed:
+        return payload  # stored by the claim (pauses.pause_close), told by its ``answered`` event
     if not Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(payload=payload):
         raise Stale()
     pause.payload = payload
     shown = approvals_shown(approvals)
     u.event(Event.Type.APPROVAL, {"interrupt": pause.id, "by": by[:200], "door": via, "approvals": shown})
-    if len(given) < needed:
-        raise ApprovalRecorded(shown, pause.id)
+    raise ApprovalRecorded(shown, pause.id)

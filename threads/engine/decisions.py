@@ -124,11 +124,14 @@ def pause_claim(u: Unit, pause: Interrupt, *, decision: str, token: str, answer:
     if via == Interrupt.Via.CONSOLE and pause.kind == Interrupt.Kind.CONFIRM and decision == "approve" \
             and by in edited_by(pause.step_id):
         raise InvalidAnswer(DETAIL_FOUR_EYES)
+    payload = None
     if pause.kind == Interrupt.Kind.CONFIRM and pause.payload.get("approvals") is not None:
         # Under a policy: who may answer, and the quorum (threads.engine.approvals). Short of it, the
-        # approval is stored and ApprovalRecorded raised: the pause stays open.
-        approval_take(u, pause, decision=decision, token=token, by=by, via=via)
-    if not pause_close(u, pause, status=Interrupt.Status.ANSWERED, decision=decision, answer=answer, by=by, via=via):
+        # approval is stored and ApprovalRecorded raised: the pause stays open. The approval that meets
+        # it is stored by the claim.
+        payload = approval_take(u, pause, decision=decision, token=token, by=by, via=via)
+    if not pause_close(u, pause, status=Interrupt.Status.ANSWERED, decision=decision, answer=answer, by=by, via=via,
+                       payload=payload):
         # Lost the race: another answer (on this worker or another) took the claim first.
         raise Stale(DETAIL_STALE, **stale_body(pause, pause.thread_id))
     return value

@@ -121,14 +121,19 @@ def _kind_times(run: Run, kind: str, now: datetime) -> tuple[datetime | None, da
 
 
 def pause_close(u: Unit, pause: Interrupt, *, status: str, decision: str = "", answer: Any = None, by: str = "",
-                via: str = "", **shown: Any) -> bool:
+                via: str = "", payload: dict[str, Any] | None = None, **shown: Any) -> bool:
     """Close an open pause as ``status``: one conditional UPDATE, True for the
-    one caller that closed it; its ``answered`` event in ``u``."""
+    one caller that closed it; its ``answered`` event in ``u``. ``payload``:
+    the pause's payload to store with it (the approval that met a quorum)."""
     now = timezone.now()
+    also = {"payload": payload} if payload is not None else {}
     closed = Interrupt.objects.filter(pk=pause.pk, status=Interrupt.Status.OPEN).update(
-        status=status, decision=decision, answer=answer, answered_by=by[:200], answered_via=via, answered_at=now)
+        status=status, decision=decision, answer=answer, answered_by=by[:200], answered_via=via, answered_at=now,
+        **also)
     if not closed:
         return False
+    if payload is not None:
+        pause.payload = payload
     pause.status, pause.decision, pause.answer = status, decision, answer
     pause.answered_by, pause.answered_via, pause.answered_at = by[:200], via, now
     u.pause_closed(pause)
