@@ -122,7 +122,7 @@ def pause_claim(u: Unit, pause: Interrupt, *, decision: str, token: str, answer:
     if pause.payload.get("handback"):
         _mirrored_answer(decision, answer)
     if via == Interrupt.Via.CONSOLE and pause.kind == Interrupt.Kind.CONFIRM and decision == "approve" \
-            and by in edited_by(pause.step_id):
+            and pause.payload.get("approvals") is None and by in edited_by(pause.step_id):
         raise InvalidAnswer(DETAIL_FOUR_EYES)
     payload = None
     if pause.kind == Interrupt.Kind.CONFIRM and pause.payload.get("approvals") is not None:
