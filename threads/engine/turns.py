@@ -46,16 +46,31 @@ def thread_open(*, thread_id: str, session_hash: str, agent: str) -> tuple[Threa
     another session's thread cannot have). One statement, the first of the turn's unit
     (an INSERT ... ON CONFLICT DO UPDATE that returns the row), which also
     locks the thread's row: two turns of one thread take their turns, and two
-    sessions opening the same new id at once get one thread and one 404."""
+    sessions opening the same new id at once get one thread and one 404.
+
+    Whether this statement inserted the row must not be read from the row's
+    ``created_at`` on PostgreSQL: two turns opening one new thread at once
+    may take the same ``now`` (to the microsecond), and the second, which
+    waited on the first's insert and then updated the row, would find its own
+    stamp there and believe it had made the thread, skipping what a turn on
+    an existing thread checks (``if_nothing_waits``, the supersede). The row
+    version an ON CONFLICT update writes keeps the updater's row lock in its
+    ``xmax``; an inserted one has none. SQLite's IMMEDIATE transactions take
+    their turns from BEGIN, so a later turn's ``now`` is taken after the
+    earlier one committed, and the stamp tells."""
     now = timezone.now()
     table = connection.ops.quote_name(Thread._meta.db_table)
     stamp = connection.ops.adapt_datetimefield_value(now)
+    if connection.vendor == "postgresql":
+        inserted, params = "xmax = 0", []
+    else:
+        inserted, params = "CASE WHEN created_at = %s THEN 1 ELSE 0 END", [stamp]
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {table} (id, name, session_hash, agent, event_seq, created_at, updated_at) "
             "VALUES (%s, %s, %s, %s, 0, %s, %s) ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at "
-            "RETURNING session_hash, agent, event_seq, CASE WHEN created_at = %s THEN 1 ELSE 0 END",
-            [thread_id, thread_name(thread_id), session_hash, agent, stamp, stamp, stamp],
+            f"RETURNING session_hash, agent, event_seq, {inserted}",
+            [thread_id, thread_name(thread_id), session_hash, agent, stamp, stamp, *params],
         )
         stored_hash, stored_agent, seq, created = cursor.fetchone()
     if not secrets.compare_digest(str(stored_hash), session_hash):
