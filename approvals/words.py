@@ -57,6 +57,7 @@ REASONS = {
     "langgraph": _("a LangGraph graph asks before it runs it"),
     "ask": _("it needs an answer from the person"),
     "unread": _("no tool reads what the person wrote: approving hands it to the agent's model"),
+    "policy": _("the approval policy {policy} covers it"),
 }
 
 
@@ -79,6 +80,8 @@ def reason_words(reason: str) -> str:
         return str(REASONS[code]).format(argument=rest)
     if code == "tainted_call":
         return str(REASONS[code]).format(source=rest.removeprefix("untrusted:"))
+    if code == "policy":
+        return str(REASONS[code]).format(policy=rest)
     words = REASONS.get(code)
     return str(words) if words is not None else reason
 

@@ -70,6 +70,11 @@ def test_the_delegate_reason_reads_in_words_not_its_code():
         assert reason_words("unread") != "unread" and "modelo" in reason_words("unread")
 
 
+def test_a_policys_reason_reads_in_words_naming_the_policy():
+    assert reason_words("policy:big-charges") == "the approval policy big-charges covers it"
+    assert proposer_words("widget") == "a person's turn, in the chat widget"
+
+
 def test_a_graphs_output_reads_as_its_last_message_or_its_state():
     assert output_words({"messages": [{"role": "human", "content": "hi"},
                                       {"role": "ai", "content": " Charged 40 to order 4411. "}]}) == \
