@@ -230,3 +230,16 @@ def test_on_timeout_expire_closes_the_pause_as_timed_out_and_refuses_nothing(des
     assert pauses_expire_due(now=row.expires_at) == [pause["id"]]
     step = Step.objects.get(pk=row.step_id)
     assert (step.status, step.rule) == ("cancelled", "")
+
+
+def test_the_chat_session_is_one_person_whether_it_says_it_is_the_widget_or_not(desk, tmp_path):
+    desk_of(tmp_path, AGENT.replace("approvers: {quorum: 2, group: finance}", "approvers: {quorum: 2}"))
+    from threads.engine import turn_submit
+
+    pause = turn_submit(thread_id="t-w", session_hash="s", text="charge 600 to order 4411").waiting[0]
+    for via in (Via.WIDGET, Via.HTTP, Via.WIDGET):
+        with pytest.raises(ApprovalRecorded) as kept:
+            pause_answer(thread_id="t-w", pause_id=pause.id, decision="approve", token=pause.token, by="session",
+                         via=via)
+        assert len(kept.value.approvals["given"]) == 1
+    assert shop.charges("4411") == []

@@ -58,10 +58,15 @@ def groups_of(approvals: dict[str, Any]) -> list[str]:
     return [group] if isinstance(group, str) else [str(g) for g in group or []]
 
 
+# Doors that are one door under two labels: the widget says it is the widget with a header any HTTP client
+# can send or leave out (doors/http/resume.py), so a session is one person through either.
+SAME_DOOR = {Interrupt.Via.WIDGET: Interrupt.Via.HTTP}
+
+
 def approver_key(by: str, via: str) -> str:
     """One person, whichever answer they give: a staff member by their user name in the console; another
-    door's caller by its door and name."""
-    return by if via == Interrupt.Via.CONSOLE else f"{via}:{by}"
+    door's caller by its door and name (the widget and the HTTP API are one door: a session)."""
+    return by if via == Interrupt.Via.CONSOLE else f"{SAME_DOOR.get(via, via)}:{by}"
 
 
 def in_groups(by: str, via: str, groups: list[str]) -> bool:
