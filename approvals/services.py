@@ -63,16 +63,13 @@ def _role_grant(user: Any, *, operator: bool) -> None:
     user.groups.add(Group.objects.get(name=wanted))
 
 
-def groups_unserved(names: Iterable[str]) -> dict[str, str]:
-    """Of the staff groups ``names`` (an agent's policies'), those nobody can approve for yet: each with why
-    (``missing``: no such group; ``empty``: no active staff member in it)."""
-    found: dict[str, str] = {}
+def group_members(names: Iterable[str]) -> dict[str, int | None]:
+    """Of the staff groups ``names`` (an agent's policies'), how many active staff each has (None: no such
+    group), for ``stalwart serve``'s warnings (docs/policies.md)."""
+    found: dict[str, int | None] = {}
     for name in dict.fromkeys(names):
         group = Group.objects.filter(name=name).first()
-        if group is None:
-            found[name] = "missing"
-        elif not group.user_set.filter(is_active=True, is_staff=True).exists():
-            found[name] = "empty"
+        found[name] = None if group is None else group.user_set.filter(is_active=True, is_staff=True).count()
     return found
 
 

@@ -109,18 +109,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 POLICY_GROUP_MISSING = ("stalwart: warning: policy '{policy}' names the staff group '{group}', which does not exist: "
                         "nobody can approve its calls until it has members (stalwart createstaff NAME --group {group})")
-POLICY_GROUP_EMPTY = ("stalwart: warning: policy '{policy}' names the staff group '{group}', which has no active staff: "
-                      "nobody can approve its calls until it has members (stalwart createstaff NAME --group {group})")
+POLICY_GROUP_SHORT = ("stalwart: warning: policy '{policy}' needs {quorum} approvers from the staff group '{group}', "
+                      "which has {members} active staff: its calls cannot be approved until it has more "
+                      "(stalwart createstaff NAME --group {group})")
 
 
 def policy_warnings(agent: AgentSpec) -> list[str]:
-    """A line for each staff group the agent's policies name that nobody can approve for (docs/policies.md)."""
-    from approvals.services import groups_unserved
+    """A line for each staff group the agent's policies name that has too few active staff to approve its
+    calls (docs/policies.md)."""
+    from approvals.services import group_members
 
-    named = [(p.name, p.group) for p in agent.policies if p.group]
-    unserved = groups_unserved(g for _, g in named)
-    return [(POLICY_GROUP_MISSING if unserved[g] == "missing" else POLICY_GROUP_EMPTY).format(policy=p, group=g)
-            for p, g in named if g in unserved]
+    named = [p for p in agent.policies if p.group]
+    members = group_members(p.group for p in named)
+    lines = []
+    for policy in named:
+        count = members[policy.group]
+        if count is None:
+            lines.append(POLICY_GROUP_MISSING.format(policy=policy.name, group=policy.group))
+        elif count < max(policy.quorum, 1):
+            lines.append(POLICY_GROUP_SHORT.format(policy=policy.name, group=policy.group, quorum=max(policy.quorum, 1),
+                                                   members=count))
+    return lines
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
