@@ -15,7 +15,7 @@ whose origin is ``model``, ``agent`` or a result of an untrusted read;
 ``tainted_call: untrusted:<tool>`` for each tool with ``reads_outside`` that
 ran earlier in the run. ``irreversible`` is a flag, not a reason.
 
-Policies (``catalogue.agentfile.policies``) only make this stricter: they add
+Policies (``catalogue.policies``) only make this stricter: they add
 ``policy:<name>`` reasons, make a read wait, or refuse; the verdict carries
 their combined ``Rules`` (approvers, deadline) for the pause it opens.
 """
@@ -29,8 +29,8 @@ from typing import Any, Literal
 import jsonschema
 
 from catalogue.addresses import address_problem
-from catalogue.agentfile.policies import Call, Policy, Rules, rules_for
 from catalogue.plan import Argument
+from catalogue.policies import Call, Policy, Rules, rules_for
 from catalogue.tools import Tool
 from catalogue.wording import gettext_noop
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from catalogue.agentfile import CATALOGUE_GIVEN
-from catalogue.agentfile.policies import policy_lints
 from catalogue.catalogue_file import CatalogueError, dump_catalogue
 from catalogue.importers import SourceError
 from catalogue.lints import Finding, format_finding, has_errors, lint
+from catalogue.policies import policy_lints
 from catalogue.tools import Tool
 
 NOT_A_SOURCE = "neither an OpenAPI document nor an MCP tools/list answer"

@@ -4,15 +4,22 @@ The in-memory channel layer lives inside one process: with several ``serve``
 workers, a stream on one would never see events committed on another. Without
 ``REDIS_URL`` the check warns; with ``DEBUG=False`` and ``STALWART_WORKERS``
 over 1 it is an error, and ``stalwart serve`` refuses to start.
+
+``policy_warnings`` says, at ``serve`` start, which staff groups an agent's
+approval policies name have too few active staff to approve their calls
+(docs/policies.md).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from catalogue.agentfile import AgentSpec
 
 IN_MEMORY = ("channels.layers.InMemoryChannelLayer", "stalwart_site.layers.InMemoryChannelLayer")
 HINT_ONE = _("Set REDIS_URL for several workers, or STALWART_WORKERS=1 to say this is the only one.")
@@ -49,3 +56,28 @@ def serve_checks_pass(write: Any) -> bool:
     for message in found:
         write(f"stalwart: {message.id}: {message.msg} {message.hint or ''}".rstrip())
     return not any(m.is_serious() for m in found)
+
+
+POLICY_GROUP_MISSING = ("stalwart: warning: policy '{policy}' names the staff group '{group}', which does not exist: "
+                        "nobody can approve its calls until it has members (stalwart createstaff NAME --group {group})")
+POLICY_GROUP_SHORT = ("stalwart: warning: policy '{policy}' needs {quorum} approvers from the staff group '{group}', "
+                      "which has {members} active staff: its calls cannot be approved until it has more "
+                      "(stalwart createstaff NAME --group {group})")
+
+
+def policy_warnings(agent: AgentSpec) -> list[str]:
+    """A line for each staff group the agent's policies name that has too few active staff to approve its
+    calls (docs/policies.md)."""
+    from approvals.services import group_members
+
+    named = [p for p in agent.policies if p.group]
+    members = group_members(p.group for p in named)
+    lines = []
+    for policy in named:
+        count = members[policy.group]
+        if count is None:
+            lines.append(POLICY_GROUP_MISSING.format(policy=policy.name, group=policy.group))
+        elif count < max(policy.quorum, 1):
+            lines.append(POLICY_GROUP_SHORT.format(policy=policy.name, group=policy.group, quorum=max(policy.quorum, 1),
+                                                   members=count))
+    return lines

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from catalogue.agentfile import AgentFile, AgentFileError, AgentSpec, load_agent_file
+from catalogue.agentfile import AgentFile, AgentFileError, load_agent_file
 
 EXIT_INVALID = 2
 EXIT_PORT_BUSY = 1
@@ -94,6 +94,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     print(context_mode(), flush=True)
     print(mcp_mode(), flush=True)
+    from stalwart_site.checks import policy_warnings
+
     for line in policy_warnings(af.agent(args.agent)):
         print(line, file=sys.stderr, flush=True)
     print(f"Serving {name} at http://{args.host}:{args.port}/ (admin at /admin/)", flush=True)
@@ -105,31 +107,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(REFUSED_PORT.format(host=args.host, port=args.port, reason="could not listen"), file=sys.stderr)
         return EXIT_PORT_BUSY
     return 0
-
-
-POLICY_GROUP_MISSING = ("stalwart: warning: policy '{policy}' names the staff group '{group}', which does not exist: "
-                        "nobody can approve its calls until it has members (stalwart createstaff NAME --group {group})")
-POLICY_GROUP_SHORT = ("stalwart: warning: policy '{policy}' needs {quorum} approvers from the staff group '{group}', "
-                      "which has {members} active staff: its calls cannot be approved until it has more "
-                      "(stalwart createstaff NAME --group {group})")
-
-
-def policy_warnings(agent: AgentSpec) -> list[str]:
-    """A line for each staff group the agent's policies name that has too few active staff to approve its
-    calls (docs/policies.md)."""
-    from approvals.services import group_members
-
-    named = [p for p in agent.policies if p.group]
-    members = group_members(p.group for p in named)
-    lines = []
-    for policy in named:
-        count = members[policy.group]
-        if count is None:
-            lines.append(POLICY_GROUP_MISSING.format(policy=policy.name, group=policy.group))
-        elif count < max(policy.quorum, 1):
-            lines.append(POLICY_GROUP_SHORT.format(policy=policy.name, group=policy.group, quorum=max(policy.quorum, 1),
-                                                   members=count))
-    return lines
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:

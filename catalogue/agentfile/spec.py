@@ -19,7 +19,7 @@ from catalogue.plan import Vocabulary
 from catalogue.tools import Tool
 
 if TYPE_CHECKING:
-    from catalogue.agentfile.policies import Policy
+    from catalogue.policies import Policy
 
 LANGUAGES = ("en", "pt-BR")
 

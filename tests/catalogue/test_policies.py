@@ -11,10 +11,11 @@ import pytest
 import yaml
 
 from catalogue.agentfile import AgentFileError
-from catalogue.agentfile.policies import Call, policy_entries, policy_lints, rules_for
+from catalogue.agentfile.policies import policy_entries
 from catalogue.check import check_call
 from catalogue.commands import verify_main
 from catalogue.plan import Argument
+from catalogue.policies import Call, policy_lints, rules_for
 from catalogue.tools import Tool
 
 ROOT = Path(__file__).resolve().parents[2]

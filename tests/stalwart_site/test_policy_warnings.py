@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from catalogue.agentfile import load_agent_file
-from stalwart_site.cli import policy_warnings
+from stalwart_site.checks import policy_warnings
 from tests.support.server import SHOP
 
 pytestmark = pytest.mark.django_db
