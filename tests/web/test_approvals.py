@@ -28,7 +28,7 @@ from playwright.sync_api import expect
 
 from examples.shop import tools as shop
 from tests.support.server import ROOT, SHOP, Server
-from tests.web.conftest import SHOTS, Watched, _server, _skip_without_browser, ready
+from tests.web.conftest import SHOTS, Watched, _server, _skip_without_browser, axe_serious, ready
 
 pytestmark = pytest.mark.server
 
@@ -178,7 +178,7 @@ def shots(w: Watched, name: str, language: str) -> None:
 
 
 def open_chat(open_page: Any, server: Server, language: str) -> Watched:
-    w = open_page(f"{server.url}/?language={language}", width=480, height=860)
+    w = open_page(f"{server.url}/?language={language}", width=480, height=860, axe=True)
     ready(w)
     return w
 
@@ -210,6 +210,7 @@ def test_the_widgets_approval_short_of_the_quorum_is_recorded_and_nothing_runs(
     assert w.page.locator("stalwart-chat [role=alert]").count() == 0
     assert status(w) == words["others"]
     assert shop.charges("4411") == []
+    assert axe_serious(w) == []
     shots(w, "recorded", language)
 
     # The same session again counts once: still one approval of two, still nothing charged.
@@ -263,6 +264,7 @@ def test_a_console_approval_first_moves_the_count_live_and_the_widgets_approval_
     assert words["recorded"] not in card_text(w)
     assert status(w) != words["others"]
     assert shop.charges("5001") == []
+    assert axe_serious(w) == []
     shots(w, "one-of-two", language)
 
     card.get_by_role("button", name=words["approve"]).click()
@@ -286,6 +288,7 @@ def test_a_card_the_finance_group_answers_is_read_only_here(language, policy_sho
     assert card.locator("button").count() == 0
     assert words["approve"] not in card_text(w) and words["skip"] not in card_text(w)
     assert status(w) == words["others"]
+    assert axe_serious(w) == []
     shots(w, "group", language)
     # The server agrees: this session may not answer it; nothing was charged.
     refused = widget_resume(server, w)
