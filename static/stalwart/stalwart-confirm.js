@@ -137,7 +137,9 @@ export class StalwartConfirmElement extends StalwartElement {
         if (w && w[0] === "reason_policy") w[1] = { name: toolWords(w[1].name) };
         return el("li", {}, w ? this.word(...w) : r);
       });
-      card.append(el("div", { part: "reasons" }, el("h3", { class: "sub" }, this.word("reasonsTitle")), el("ul", {}, ...items)));
+      card.append(el("div", { part: "reasons" }, el("h3", { class: "sub reasons-title" },
+        // A card this page cannot answer waits for others, not for the person reading it.
+        this.word(this.readOnly ? "reasonsTitleOthers" : "reasonsTitle")), el("ul", {}, ...items)));
     }
     if (p.irreversible) card.append(el("p", { part: "irreversible" }, this.word("irreversible")));
     if (p.approvals) card.append(el("div", { part: "approvals", class: "approvals", role: "status" }));
@@ -157,6 +159,8 @@ export class StalwartConfirmElement extends StalwartElement {
       box.replaceChildren(...approvalLines(this.pause.approvals, { recorded: this.recorded, lang: this.language })
         .map(({ kind, key, params }) => el("p", { class: kind }, this.word(key, params))));
     }
+    const heading = card.querySelector(".reasons-title");
+    if (heading) heading.textContent = this.word(this.readOnly ? "reasonsTitleOthers" : "reasonsTitle");
     const choices = card.querySelector("[part~=choices]");
     if (choices && this.readOnly) {
       const hadFocus = choices.contains(this.shadowRoot.activeElement);

@@ -101,5 +101,6 @@ export default {
   approvalRecorded: "Your approval is recorded; it waits for {more} more.",
   waitingOthers: "Waiting for other people's approval",
   othersChose: "The approvers chose: {answer}",
+  reasonsTitleOthers: "Why this waits",
   notAnApprover: "Only the people who approve this step can answer it.",
 };

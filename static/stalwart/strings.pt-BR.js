@@ -100,5 +100,6 @@ export default {
   approvalRecorded: "Sua aprovação foi registrada; aguarda mais {more}.",
   waitingOthers: "Aguardando a aprovação de outras pessoas",
   othersChose: "Os aprovadores escolheram: {answer}",
+  reasonsTitleOthers: "Por que isso aguarda",
   notAnApprover: "Só as pessoas que aprovam este passo podem respondê-lo.",
 };

@@ -47,14 +47,14 @@ WORDS = {
         "charge": "charge {amount} to order {order}", "title": "Charge the card?",
         "none": "0 of 2 approvals", "one": "1 of 2 approvals", "approve": "Approve", "skip": "Skip this step",
         "recorded": "Your approval is recorded; it waits for 1 more.", "group": "Waits for approval by finance.",
-        "rule": "The rule “big charges” asks for it.", "others": "Waiting for other people's approval",
+        "rule": "The rule “big charges” asks for it.", "others": "Waiting for other people's approval", "why": "Why this waits",
         "you": "You chose: Approve", "approvers": "The approvers chose: Approve", "worked": "It worked.",
     },
     "pt-BR": {
         "charge": "cobre {amount} no pedido {order}", "title": "Cobrar no cartão?",
         "none": "0 de 2 aprovações", "one": "1 de 2 aprovações", "approve": "Aprovar", "skip": "Pular este passo",
         "recorded": "Sua aprovação foi registrada; aguarda mais 1.", "group": "Aguarda a aprovação de finance.",
-        "rule": "A regra “cobrancas grandes” pede isso.", "others": "Aguardando a aprovação de outras pessoas",
+        "rule": "A regra “cobrancas grandes” pede isso.", "others": "Aguardando a aprovação de outras pessoas", "why": "Por que isso aguarda",
         "you": "Você escolheu: Aprovar", "approvers": "Os aprovadores escolheram: Aprovar", "worked": "Deu certo.",
     },
 }
@@ -208,7 +208,7 @@ def test_the_widgets_approval_short_of_the_quorum_is_recorded_and_nothing_runs(
     expect(card.get_by_text(words["one"])).to_be_visible()
     assert card.locator("button").count() == 0
     assert w.page.locator("stalwart-chat [role=alert]").count() == 0
-    assert status(w) == words["others"]
+    assert status(w) == words["others"] and words["why"] in card_text(w)
     assert shop.charges("4411") == []
     assert axe_serious(w) == []
     shots(w, "recorded", language)
@@ -287,7 +287,7 @@ def test_a_card_the_finance_group_answers_is_read_only_here(language, policy_sho
     assert words["none"] in card_text(w)
     assert card.locator("button").count() == 0
     assert words["approve"] not in card_text(w) and words["skip"] not in card_text(w)
-    assert status(w) == words["others"]
+    assert status(w) == words["others"] and words["why"] in card_text(w)
     assert axe_serious(w) == []
     shots(w, "group", language)
     # The server agrees: this session may not answer it; nothing was charged.

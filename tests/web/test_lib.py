@@ -29,6 +29,7 @@ OWN_KEYS = {
     "outcome_unsure",
     # Approval policies: the reason, who approves, the quorum's count, this page's approval recorded.
     "reason_policy", "approvalsCount", "approvalsBy", "approvalRecorded", "waitingOthers", "othersChose", "notAnApprover",
+    "reasonsTitleOthers",
 }
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
