@@ -25,6 +25,22 @@ export interface Question {
   choices?: string[];
 }
 
+/** One approval of a policy's quorum: who gave it, when, through which door. */
+export interface Approval {
+  by: string;
+  at: string;
+  door: string;
+}
+
+/** A pause's approvals under an approval policy (docs/widget.md, "Approvals"). */
+export interface Approvals {
+  /** How many distinct approvals it needs. */
+  needed: number;
+  given: Approval[];
+  /** The group (or groups) whose staff answer it, in the console; null: anyone who may answer. */
+  group: string | string[] | null;
+}
+
 /** One pause, as GET /threads/{id}/interrupts and every message answer list it (docs/http-api.md, "The pause"). */
 export interface Pause {
   id: string;
@@ -42,6 +58,8 @@ export interface Pause {
   words?: string;
   /** The person's turn that led to it (the chat adds it where it saw the turn). */
   turn?: string;
+  /** Under an approval policy: who approves it and how far its quorum is. */
+  approvals?: Approvals | null;
 }
 
 /** An entry of a rollback report: the step, its tool, and (for undone) the undo tool. */
@@ -112,7 +130,7 @@ export declare class StalwartChatElement extends StalwartElement {
 }
 
 /** `<stalwart-confirm>`: one waiting call. Attribute: theme. Event: stalwart-decision.
- * CSS parts: confirm, wording, turn, arguments, reasons, irreversible, choices. */
+ * CSS parts: confirm, wording, turn, arguments, reasons, irreversible, approvals, choices. */
 export declare class StalwartConfirmElement extends StalwartElement {
   interrupt: Pause | null;
   /** Words for this element only, over the tables. */
@@ -122,6 +140,12 @@ export declare class StalwartConfirmElement extends StalwartElement {
   reopen(): void;
   /** Focus the question (not an answer). */
   focusQuestion(): void;
+  /** True where this page cannot answer: a group is named, or its approval is recorded. */
+  readonly readOnly: boolean;
+  /** New approvals (another approval came): the count follows. */
+  showApprovals(approvals: Approvals): void;
+  /** This page's approval is recorded short of the quorum (HTTP 202): no more answers from here. */
+  showRecorded(approvals?: Approvals): void;
 }
 
 /** `<stalwart-decision>`: a refusal. Attributes: contact, rule, sentence, staff, theme.

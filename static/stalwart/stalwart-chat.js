@@ -9,6 +9,11 @@
 // Last-Event-ID; without it, the answers alone carry everything. Both paths
 // may tell the same thing: replies, pauses and refusals are shown once, by id.
 //
+// Under an approval policy (docs/widget.md, "Approvals"), an approval short of
+// the quorum is answered 202 `approval_recorded`: the card stays open, says how
+// many more it waits for and takes no more answers from this page; `approval`
+// events on the stream move its count, `answered` closes it as for any pause.
+//
 // The Stalwart-Session header the server hands out is kept in localStorage per
 // base, with the thread id, so a reload finds the same thread.
 import { StalwartElement, el, uid } from "./base.js";
@@ -17,18 +22,24 @@ import { languageOf } from "./lib/strings.js";
 import { SSEParser } from "./lib/sse.js";
 import { answerKey, outcomeKey } from "./lib/words.js";
 import {
-  decodeAnswer, decodeError, decodeEvent, decodePause, decodeRefusal, decodeRollback, newThreadId, replyWithout,
+  decodeAnswer, decodeApprovals, decodeError, decodeEvent, decodePause, decodeRefusal, decodeRollback, newThreadId,
+  replyWithout,
 } from "./lib/wire.js";
 
 const SESSION = "Stalwart-Session";
-const STREAM_TYPES = ["turn", "step", "waiting", "answered", "refused", "reply", "rollback"];
+const STREAM_TYPES = ["turn", "step", "waiting", "approval", "answered", "refused", "reply", "rollback"];
 const EXPORTS = {
-  "stalwart-confirm": "confirm, wording, turn, arguments, reasons, irreversible, choices",
+  "stalwart-confirm": "confirm, wording, turn, arguments, reasons, irreversible, approvals, choices",
   "stalwart-decision": "decision, contact, rule",
   "stalwart-rollback": "rollback",
   "stalwart-trace": "trace",
 };
 const READY_MARK = "stalwart:composer-ready";
+
+/** The answer to an approval short of its policy's quorum (HTTP 202): a success, the pause still open. */
+function approvalRecorded(res) {
+  return res.ok && res.status === 202 && res.data?.status === "approval_recorded";
+}
 
 function sleep(ms, signal) {
   return new Promise((resolve) => {
@@ -315,7 +326,10 @@ export class StalwartChatElement extends StalwartElement {
     const waiting = this.shown.pauses.size > 0;
     this.correcting.hidden = !waiting;
     this.bindings = this.bindings.filter((b) => b.node !== this.status);
+    // Where every card waits for other people (a policy's group, or this page's approval already in).
+    const others = waiting && [...this.shown.pauses.values()].every((card) => card.readOnly);
     if (this.reconnecting) this.bind(this.status, "reconnecting");
+    else if (others) this.bind(this.status, "waitingOthers");
     else if (waiting) this.bind(this.status, "waiting");
     else this.status.textContent = "";
   }
@@ -412,7 +426,9 @@ export class StalwartChatElement extends StalwartElement {
     const res = await this.request(method, path, body, headers);
     if (res.aborted) return res;
     this.setBusy(-1);
-    if (res.ok) {
+    if (approvalRecorded(res)) {
+      this.follow();  // the answer carries no answer of a run: the card that asked shows it (sendDecision)
+    } else if (res.ok) {
       if (!this.threadKnown && !this.getAttribute("thread")) this.save("thread", this.threadId);
       this.threadKnown = true;
       this.showAnswer(decodeAnswer(res.data));
@@ -449,7 +465,11 @@ export class StalwartChatElement extends StalwartElement {
     const res = await this.exchange("POST", this.thread("resume"), body, { "Stalwart-Client": "widget" });
     if (res.aborted) return;
     card.answering = false;
-    if (res.ok) {
+    if (approvalRecorded(res)) {
+      // Recorded, short of the quorum: the card stays open, with the count and how many more it waits for.
+      if (this.shown.pauses.get(detail.interrupt) === card) card.showRecorded?.(res.data.approvals);
+      this.showStatus();
+    } else if (res.ok) {
       // The card stays where it was, collapsed: what was asked, the decision and its outcome.
       this.shown.pauses.delete(detail.interrupt);
       const open = detail.answer?.kind === "open";
@@ -574,7 +594,13 @@ export class StalwartChatElement extends StalwartElement {
     }
     let first = null;
     for (const pause of waiting) {
-      if (!pause.id || this.shown.pauses.has(pause.id)) continue;
+      const shown = this.shown.pauses.get(pause.id);
+      if (shown && pause.approvals) {
+        // Newer approvals (a later answer, without a stream): the count follows.
+        if (this.approvedHere(pause)) shown.showRecorded(pause.approvals);
+        else shown.showApprovals(pause.approvals);
+      }
+      if (!pause.id || shown) continue;
       const card = this.showPause(pause);
       first = first || card;
     }
@@ -591,14 +617,20 @@ export class StalwartChatElement extends StalwartElement {
     // Not replied yet: the run's reply ("… waits for your approval") goes above it when it comes.
     card.run = pause.run || this.run;
     card.replied = false;
+    // This page's approval is in (given through the widget: a session answers only its own threads).
+    if (this.approvedHere(pause)) card.showRecorded(pause.approvals);
     this.shown.pauses.set(pause.id, card);
     return this.add(card);
   }
 
+  approvedHere(pause) {
+    return Boolean(pause.approvals?.given.some((g) => g.door === "widget"));
+  }
+
   /** An answered card, kept in place and collapsed (the transcript shows what was decided: docs/widget.md). */
-  keepAnswered(card, label, outcome) {
+  keepAnswered(card, label, outcome, options) {
     card.replied = true;
-    card.showAnswered(label, outcome);
+    card.showAnswered(label, outcome, options);
     if (card.interrupt?.id) this.answered.set(card.interrupt.id, card);
   }
 
@@ -616,8 +648,10 @@ export class StalwartChatElement extends StalwartElement {
     const again = this.bind(el("button", { type: "button" }), "retry");
     const detail = [error?.detail, error?.code && error.code !== error.detail ? `(${error.code}${error.status ? `, ${error.status}` : ""})` : ""]
       .filter(Boolean).join(" ");
+    // Not this page's to answer (a policy's approvers answer it): said so, not "try again in a moment".
+    const sentence = error?.code === "not_an_approver" ? "notAnApprover" : "error";
     const box = el("div", { class: "error", role: "alert" },
-      this.bind(el("p"), "error"), again,
+      this.bind(el("p"), sentence), again,
       el("details", { part: "error-detail" }, this.bind(el("summary"), "details"), el("p", {}, detail)));
     again.addEventListener("click", () => {
       box.remove();
@@ -736,14 +770,27 @@ export class StalwartChatElement extends StalwartElement {
         }
         break;
       }
+      case "approval": {
+        // One approval of a policy's quorum (this page's or another's): the card's count follows.
+        const card = this.shown.pauses.get(d.interrupt);
+        const approvals = decodeApprovals(d.approvals);
+        // Through the widget: this session (another of its tabs, maybe), which counts once.
+        if (card && approvals && d.door === "widget") card.showRecorded(approvals);
+        else if (card && approvals) card.showApprovals(approvals);
+        if (card) this.showStatus();
+        break;
+      }
       case "answered": {
         const card = this.shown.pauses.get(d.interrupt);
         if (card && !card.answering) {
-          // Answered elsewhere (another tab, the console): kept, collapsed, with that decision.
+          // Answered elsewhere (another tab, the console): kept, collapsed, with that decision. A card that
+          // took no answers here was answered by its approvers (this page's own approval said so if it came first).
           this.shown.pauses.delete(d.interrupt);
           const key = answerKey(card.interrupt?.kind, d.decision);
           const said = d.answer && typeof d.answer === "object" && typeof d.answer.text === "string" ? d.answer.text : "";
-          this.keepAnswered(card, said || (key ? this.word(key) : String(d.decision || "").replace(/_/g, " ")), null);
+          const others = Boolean(card.readOnly) && !(card.recorded && d.decision === "approve");
+          this.keepAnswered(card, said || (key ? this.word(key) : String(d.decision || "").replace(/_/g, " ")), null,
+            { others });
           this.showStatus();
         }
         break;

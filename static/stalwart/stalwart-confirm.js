@@ -3,11 +3,14 @@
 // irreversible warning, and one button per answer its kind takes. A choice
 // fires `stalwart-decision` (bubbling, composed) with the pause id, the
 // decision and the pause's token; sending it is the page's (or the chat's) job.
+// Under an approval policy the card says who approves and how far the quorum
+// is; where a group is named (only its staff answer, in the console), or once
+// this page's own approval is recorded, it shows no answers, only those lines.
 import { StalwartElement, el, uid } from "./base.js";
 import { CONFIRM } from "./styles.js";
-import { decodePause } from "./lib/wire.js";
+import { decodeApprovals, decodePause } from "./lib/wire.js";
 import {
-  SILENT_REASONS, answerKey, argumentWords, numberWords, originWord, reasonWord, titleWord, toolWords,
+  SILENT_REASONS, answerKey, approvalLines, argumentWords, numberWords, originWord, reasonWord, titleWord, toolWords,
 } from "./lib/words.js";
 
 const PRIMARY = new Set(["approve", "happened", "retry"]);
@@ -25,6 +28,7 @@ export class StalwartConfirmElement extends StalwartElement {
   set interrupt(value) {
     this.pause = value && typeof value === "object" ? decodePause(value) : null;
     this.chosen = null;
+    this.recorded = false;
     if (this.isConnected) this.render();
   }
 
@@ -52,9 +56,10 @@ export class StalwartConfirmElement extends StalwartElement {
   }
 
   /** The pause was answered: the card stays in the conversation, collapsed, with the decision
-   * (`label`, as its button said it) and, once known, its outcome (a key: outcome_succeeded...). */
-  showAnswered(label, outcome) {
-    this.answered = { label: String(label ?? ""), outcome: outcome || this.answered?.outcome || null };
+   * (`label`, as its button said it) and, once known, its outcome (a key: outcome_succeeded...). `others`:
+   * the approvers answered it, not this page (a card that took no answers from here). */
+  showAnswered(label, outcome, { others = false } = {}) {
+    this.answered = { label: String(label ?? ""), outcome: outcome || this.answered?.outcome || null, others };
     if (this.isConnected) this.render();
   }
 
@@ -63,6 +68,29 @@ export class StalwartConfirmElement extends StalwartElement {
     if (!this.answered || !outcome) return;
     this.answered.outcome = outcome;
     if (this.isConnected) this.render();
+  }
+
+  /** True where this page cannot answer: the pause's policy names a group (its staff answer, in the
+   * console), or this page's approval is already recorded (the same person counts once). */
+  get readOnly() {
+    return Boolean(this.pause?.approvals?.group.length || this.recorded);
+  }
+
+  /** The pause's approvals changed (another approval came, over the stream): the count follows. */
+  showApprovals(approvals) {
+    if (!this.pause || !approvals || this.answered) return;
+    this.pause.approvals = decodeApprovals(approvals);
+    this.showApprovalLines();
+  }
+
+  /** This page's approval is recorded, short of the quorum (HTTP 202): the count follows, the card says
+   * how many more it waits for and takes no more answers from here; it stays open. */
+  showRecorded(approvals) {
+    if (!this.pause) return;
+    if (approvals) this.pause.approvals = decodeApprovals(approvals);
+    this.recorded = true;
+    this.chosen = null;
+    this.showApprovalLines();
   }
 
   /** Take answers again (after the answer could not be sent). */
@@ -106,14 +134,39 @@ export class StalwartConfirmElement extends StalwartElement {
         const w = reasonWord(r);
         if (w && w[0] === "reason_argument_origin") w[1] = { name: argumentWords(p, w[1].name) };
         if (w && w[0] === "reason_tainted_call") w[1] = { tool: toolWords(w[1].tool) };
+        if (w && w[0] === "reason_policy") w[1] = { name: toolWords(w[1].name) };
         return el("li", {}, w ? this.word(...w) : r);
       });
-      card.append(el("div", { part: "reasons" }, el("h3", { class: "sub" }, this.word("reasonsTitle")), el("ul", {}, ...items)));
+      card.append(el("div", { part: "reasons" }, el("h3", { class: "sub reasons-title" },
+        // A card this page cannot answer waits for others, not for the person reading it.
+        this.word(this.readOnly ? "reasonsTitleOthers" : "reasonsTitle")), el("ul", {}, ...items)));
     }
     if (p.irreversible) card.append(el("p", { part: "irreversible" }, this.word("irreversible")));
-    card.append(this.choices(p, titleId));
+    if (p.approvals) card.append(el("div", { part: "approvals", class: "approvals", role: "status" }));
+    if (!this.readOnly) card.append(this.choices(p, titleId));
     root.append(card);
+    this.showApprovalLines();
     this.showChosen();
+  }
+
+  /** The approvals' lines, in place (the box is a live region: a new count is read out); the answers go
+   * once this page may no longer give any. */
+  showApprovalLines() {
+    const card = this.shadowRoot.querySelector("section.card");
+    if (!card || !this.pause) return;
+    const box = card.querySelector("[part~=approvals]");
+    if (box) {
+      box.replaceChildren(...approvalLines(this.pause.approvals, { recorded: this.recorded, lang: this.language })
+        .map(({ kind, key, params }) => el("p", { class: kind }, this.word(key, params))));
+    }
+    const heading = card.querySelector(".reasons-title");
+    if (heading) heading.textContent = this.word(this.readOnly ? "reasonsTitleOthers" : "reasonsTitle");
+    const choices = card.querySelector("[part~=choices]");
+    if (choices && this.readOnly) {
+      const hadFocus = choices.contains(this.shadowRoot.activeElement);
+      choices.remove();
+      if (hadFocus) this.focusQuestion();
+    }
   }
 
   argumentList(p) {
@@ -130,10 +183,10 @@ export class StalwartConfirmElement extends StalwartElement {
 
   /** An answered pause, collapsed: its title, the decision and the outcome; the call on disclosure. */
   answeredCard(p, titleText) {
-    const { label, outcome } = this.answered;
+    const { label, outcome, others } = this.answered;
     const summary = el("summary", {},
       el("span", { class: "title" }, titleText),
-      el("span", { class: "decision" }, this.word("youChose", { answer: label })),
+      el("span", { class: "decision" }, this.word(others ? "othersChose" : "youChose", { answer: label })),
       outcome ? el("span", { class: `outcome ${outcome}` }, this.word(outcome)) : null);
     const box = el("details", { part: "confirm", class: "card answered" }, summary);
     if (p.arguments.length) box.append(el("div", { part: "arguments" }, this.argumentList(p)));

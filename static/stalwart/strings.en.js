@@ -94,4 +94,13 @@ export default {
   outcome_cancelled: "Cancelled.",
   outcome_undone: "Undone.",
   outcome_unsure: "Not known whether it happened.",
+  // Approval policies: who approves a call, and how far its quorum is.
+  reason_policy: "The rule “{name}” asks for it.",
+  approvalsCount: "{given} of {needed} approvals",
+  approvalsBy: "Waits for approval by {group}.",
+  approvalRecorded: "Your approval is recorded; it waits for {more} more.",
+  waitingOthers: "Waiting for other people's approval",
+  othersChose: "The approvers chose: {answer}",
+  reasonsTitleOthers: "Why this waits",
+  notAnApprover: "Only the people who approve this step can answer it.",
 };

@@ -93,4 +93,13 @@ export default {
   outcome_cancelled: "Cancelado.",
   outcome_undone: "Desfeito.",
   outcome_unsure: "Não se sabe se aconteceu.",
+  // Políticas de aprovação: quem aprova uma chamada, e quanto falta para o quórum.
+  reason_policy: "A regra “{name}” pede isso.",
+  approvalsCount: "{given} de {needed} aprovações",
+  approvalsBy: "Aguarda a aprovação de {group}.",
+  approvalRecorded: "Sua aprovação foi registrada; aguarda mais {more}.",
+  waitingOthers: "Aguardando a aprovação de outras pessoas",
+  othersChose: "Os aprovadores escolheram: {answer}",
+  reasonsTitleOthers: "Por que isso aguarda",
+  notAnApprover: "Só as pessoas que aprovam este passo podem respondê-lo.",
 };

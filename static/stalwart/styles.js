@@ -59,6 +59,12 @@ background:color-mix(in srgb,var(--stalwart-warn) 10%,var(--stalwart-bg))}
 input{flex:1;min-width:0;min-height:2.5rem;font:inherit;padding:.4rem .6rem;color:var(--stalwart-fg);background:var(--stalwart-bg);
 border:1px solid color-mix(in srgb,var(--stalwart-muted) 70%,var(--stalwart-bg));border-radius:var(--stalwart-radius)}
 .pending{color:var(--stalwart-muted);font-size:.875rem}
+[part~="approvals"]{display:flex;flex-direction:column;gap:.2rem;padding:.45rem .6rem;border-radius:var(--stalwart-radius);
+background:color-mix(in srgb,var(--stalwart-accent) 8%,var(--stalwart-bg))}
+[part~="approvals"]:empty{display:none}
+[part~="approvals"] .group{font-weight:600}
+[part~="approvals"] .count{font-variant-numeric:tabular-nums}
+[part~="approvals"] .recorded{color:var(--stalwart-muted);font-size:.9375rem}
 .answered{display:block;padding-block:.5rem;border-left-color:var(--stalwart-line)}
 .answered summary{cursor:pointer;display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:baseline;list-style:none}
 .answered summary::-webkit-details-marker{display:none}

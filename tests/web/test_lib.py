@@ -27,6 +27,9 @@ OWN_KEYS = {
     # What came of an answered call, on its collapsed card.
     "outcome_succeeded", "outcome_failed", "outcome_refused", "outcome_skipped", "outcome_cancelled", "outcome_undone",
     "outcome_unsure",
+    # Approval policies: the reason, who approves, the quorum's count, this page's approval recorded.
+    "reason_policy", "approvalsCount", "approvalsBy", "approvalRecorded", "waitingOthers", "othersChose", "notAnApprover",
+    "reasonsTitleOthers",
 }
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")

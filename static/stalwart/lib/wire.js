@@ -5,7 +5,7 @@
 // refusals: [{tool, rule, sentence, step}], rollback: {undone, not_undoable,
 // stuck} | null, steps: [...]}. A PAUSE: {id, kind, tool, question, arguments:
 // [{name, value, origin}], labels?: {name: words}, reasons, irreversible,
-// choices, token, step, ask?}.
+// choices, token, step, ask?, approvals?: {needed, given: [{by, at, door}], group}}.
 // Errors: {error, detail}. Anything missing or of the wrong type is read as
 // empty, never trusted to be markup: every string ends up in textContent.
 
@@ -22,6 +22,19 @@ export function formatValue(value) {
   } catch {
     return String(value);
   }
+}
+
+/** A pause's `approvals` under an approval policy (docs/widget.md, "Approvals"): {needed, given: [{by, at,
+ * door}], group: [names]}, or null where the pause has none. `group` is a name, a list of names or null on
+ * the wire; here always a list (empty: no group). Decoding a decoded value gives the same value. */
+export function decodeApprovals(raw) {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return null;
+  const needed = Number.isInteger(raw.needed) && raw.needed > 0 ? raw.needed : 1;
+  const given = list(raw.given).filter((g) => g && typeof g === "object")
+    .map((g) => ({ by: text(g.by), at: text(g.at), door: text(g.door) }));
+  const group = (Array.isArray(raw.group) ? raw.group : [raw.group]).map((g) => (typeof g === "string" ? g.trim() : ""))
+    .filter(Boolean);
+  return { needed, given, group };
 }
 
 /** One pause, with every field present and typed. */
@@ -57,6 +70,7 @@ export function decodePause(raw) {
       prompt: text(ask.prompt),
       choices: list(ask.choices).map(text),
     } : null,
+    approvals: decodeApprovals(p.approvals),
   };
 }
 

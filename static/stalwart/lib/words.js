@@ -21,7 +21,7 @@ export function originWord(origin) {
 }
 
 /** A reason the check gave (docs/http-api.md, "The pause"): "write", "egress", "argument_origin: amount",
- * "tainted_call: untrusted:read_inbox". */
+ * "tainted_call: untrusted:read_inbox", "policy:big-charges" (an approval policy of the agent file). */
 export function reasonWord(reason) {
   if (typeof reason !== "string") return null;
   if (reason === "write") return ["reason_write", {}];
@@ -30,6 +30,8 @@ export function reasonWord(reason) {
   if (m) return ["reason_argument_origin", { name: m[1] }];
   m = /^tainted_call:\s*(?:untrusted:)?(.+)$/.exec(reason);
   if (m) return ["reason_tainted_call", { tool: m[1] }];
+  m = /^policy:\s*(.+)$/.exec(reason);
+  if (m) return ["reason_policy", { name: m[1] }];
   return null;
 }
 
@@ -112,4 +114,29 @@ export function numberWords(value, lang, turn = "", origin = "") {
   } catch {
     return String(value);
   }
+}
+
+/** Names joined as `lang` joins a list: ["finance", "legal"] -> "finance and legal" ("finance e legal"). */
+export function listWords(items, lang) {
+  try {
+    return new Intl.ListFormat(lang || "en", { type: "conjunction" }).format(items);
+  } catch {
+    return items.join(", ");
+  }
+}
+
+/** What a pause's approvals (lib/wire.js, decodeApprovals) say on its card, one line each, `{kind, key,
+ * params}`: who approves, where a group is named ("Waits for approval by finance."); how far the quorum
+ * is, where it needs more than one ("1 of 2 approvals"); and, once this page's own approval is in
+ * (`recorded`), how many more it waits for. */
+export function approvalLines(approvals, { recorded = false, lang = "en" } = {}) {
+  if (!approvals) return [];
+  const lines = [];
+  const given = Math.min(approvals.given.length, approvals.needed);
+  if (approvals.group.length) lines.push({ kind: "group", key: "approvalsBy", params: { group: listWords(approvals.group, lang) } });
+  if (approvals.needed > 1) lines.push({ kind: "count", key: "approvalsCount", params: { given, needed: approvals.needed } });
+  if (recorded && approvals.needed > given) {
+    lines.push({ kind: "recorded", key: "approvalRecorded", params: { more: approvals.needed - given } });
+  }
+  return lines;
 }

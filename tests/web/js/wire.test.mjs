@@ -163,3 +163,28 @@ test("a decoded pause decoded again keeps its numbers (the chat adds its words a
   const edited = decodePause({ ...once, arguments: [{ ...once.arguments[0], value: "41" }] });
   assert.equal(edited.arguments[0].number, null);
 });
+
+test("a pause's approvals decode with the group as a list, and decode again the same", async () => {
+  const { decodeApprovals } = await import("../../../static/stalwart/lib/wire.js");
+  const p = decodePause({ ...PAUSE, approvals: { needed: 2, given: [{ by: "session", at: "t", door: "widget", key: "x" }], group: "finance" } });
+  assert.deepEqual(p.approvals, { needed: 2, given: [{ by: "session", at: "t", door: "widget" }], group: ["finance"] });
+  assert.deepEqual(decodePause(p).approvals, p.approvals);
+  assert.equal(decodePause(PAUSE).approvals, null);
+  assert.deepEqual(decodeApprovals({ needed: "2", given: "x", group: [null, " legal "] }), { needed: 1, given: [], group: ["legal"] });
+});
+
+test("approvals read as lines: who approves, the count, and how many more once this page's is in", async () => {
+  const { approvalLines } = await import("../../../static/stalwart/lib/words.js");
+  const { decodeApprovals } = await import("../../../static/stalwart/lib/wire.js");
+  const one = decodeApprovals({ needed: 2, given: [{ by: "a", door: "widget" }], group: null });
+  assert.deepEqual(approvalLines(one), [{ kind: "count", key: "approvalsCount", params: { given: 1, needed: 2 } }]);
+  assert.deepEqual(approvalLines(one, { recorded: true }).map((l) => [l.key, l.params]), [
+    ["approvalsCount", { given: 1, needed: 2 }], ["approvalRecorded", { more: 1 }],
+  ]);
+  const groups = decodeApprovals({ needed: 1, given: [], group: ["finance", "legal"] });
+  assert.deepEqual(approvalLines(groups, { lang: "pt-BR" }), [
+    { kind: "group", key: "approvalsBy", params: { group: "finance e legal" } },
+  ]);
+  assert.deepEqual(approvalLines(null), []);
+  assert.deepEqual(reasonWord("policy:big-charges"), ["reason_policy", { name: "big-charges" }]);
+});
