@@ -48,7 +48,7 @@ from threads.engine import (
     replay_delivered,
     run_read,
 )
-from threads.errors import CallRefused, Stale
+from threads.errors import ApprovalRecorded, CallRefused, NotAnApprover, Stale
 from threads.keys import thread_key
 from threads.tokens import canonical
 
@@ -93,6 +93,7 @@ class Held:
     outcome: Outcome
     replay_id: int | None = None
     lost: bool = False  # the client's own answer came after another's
+    refused: str = ""  # why an approval policy did not take the client's own answer (docs/policies.md)
 
     @property
     def waits(self) -> bool:
@@ -163,8 +164,8 @@ def call_start(caller: Caller, agent: AgentSpec, tool: str, arguments: dict[str,
 
 
 def call_outcome(held: Held) -> Held:
-    """What the held call became, read now."""
-    return Held(run_read(held.outcome.run).outcome(), held.replay_id)
+    """What the held call became, read now (still saying why a policy did not take the client's answer)."""
+    return Held(run_read(held.outcome.run).outcome(), held.replay_id, refused=held.refused)
 
 
 def delivered(replay_id: int | None) -> None:
@@ -190,7 +191,11 @@ def pause_url(pause_id: str, base: str = "") -> str:
 
 def answer_for(caller: Caller, held: Held, decision: str) -> Held:
     """The MCP client itself answers (form elicitation, ``mcp: {approver: client}``):
-    through the same claim as every answer; a loser is told what won."""
+    through the same claim as every answer; a loser is told what won. Under an approval policy
+    (docs/policies.md) the engine decides who may answer: the client that proposed the call may not
+    approve it, nor may anyone outside a named staff group (``NotAnApprover``); the call then waits for
+    the people the policy names, with ``refused`` saying why. An approval short of the quorum leaves it
+    waiting too."""
     pause = held.pause
     assert pause is not None
     try:
@@ -198,4 +203,8 @@ def answer_for(caller: Caller, held: Held, decision: str) -> Held:
                               by=caller.name, via=Via.MCP)
     except Stale:
         return Held(run_read(pause.run).outcome(), held.replay_id, lost=True)
+    except NotAnApprover as refused:
+        return Held(run_read(pause.run).outcome(), held.replay_id, refused=str(refused.detail))
+    except ApprovalRecorded:
+        return Held(run_read(pause.run).outcome(), held.replay_id)
     return Held(answer.outcome(), held.replay_id)
