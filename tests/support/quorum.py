@@ -69,3 +69,12 @@ def console_approve(thread_key: str, pause: dict[str, Any], by: str = "ana", dec
 
     return pause_answer(thread_id=thread_key, pause_id=pause["id"], decision=decision, token=pause["token"],
                         by=by, via=Via.CONSOLE)
+
+
+def both() -> str:
+    """``QUORUM`` as the agent ``Shop`` and ``GROUPED`` as the agent ``Finance``, in one file (for one server)."""
+    import yaml
+
+    shop = yaml.safe_load(QUORUM)["agents"][0]
+    finance = {**yaml.safe_load(GROUPED)["agents"][0], "name": "Finance"}
+    return yaml.safe_dump({"agents": [shop, finance]}, sort_keys=False)
