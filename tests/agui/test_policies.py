@@ -78,3 +78,19 @@ def test_outside_the_policys_group_a_resume_is_not_an_approver_and_changes_nothi
     assert '"given": []' in given
     shown = page.reloaded().run(connect=True)
     assert [i["id"] for i in shown["pendingInterrupts"]] == [interrupt["id"]]
+
+
+
+def test_after_a_recorded_approval_the_same_resume_records_nothing_new_and_a_skip_is_taken(driver, server):
+    page = Client(driver, server.url)
+    interrupt = finished(page.run("charge 600 to order 4411"))["outcome"]["interrupts"][0]
+    assert page.run(resume=[approve(interrupt)])["error"] is None
+    again = page.run(resume=[approve(interrupt)])
+    assert again["error"] is None
+    still = finished(again)["outcome"]["interrupts"]
+    assert [i["id"] for i in still] == [interrupt["id"]]
+    assert len(still[0]["metadata"]["stalwart"]["approvals"]["given"]) == 1  # the same caller counts once
+    skipped = page.run(resume=[approve(still[0], {"approved": False})])
+    assert skipped["error"] is None, skipped["events"]
+    assert finished(skipped)["outcome"]["type"] == "success" and page.pending == []
+    assert pause_status(server.data_dir, interrupt["id"]) == "answered" and shop.charges() == []
