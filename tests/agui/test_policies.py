@@ -8,7 +8,6 @@ leaves out gets ``RUN_ERROR`` ``not_an_approver`` and nothing changes."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 

@@ -20,8 +20,8 @@ from django.test import Client
 
 from examples.langgraph import inbox
 from tests.approvals.test_console import answer, pause_page
-from tests.langgraph.test_agent_server import EMAIL, REPLY, get, pauses, post, resume, waiting_thread
 from tests.langgraph.lg import served
+from tests.langgraph.test_agent_server import EMAIL, REPLY, get, pauses, post, resume, waiting_thread
 from tests.support.staff import make_staff
 from threads.models import Interrupt
 
