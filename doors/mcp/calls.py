@@ -32,6 +32,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
 from approvals.status import status_url
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
@@ -57,6 +60,8 @@ PAUSE_ID_MAX = 64  # a pause's id column
 UNKNOWN_TOOL = "unknown_tool"  # the check's rule for a tool the catalogue does not list
 LOCAL = "local"
 DOOR = "mcp"
+TEXT_APPROVERS = _("The approval policy on this call did not take your answer ({reason}); it waits for the "
+                   "people the policy names ({given} of {needed} approvals).")
 
 
 @dataclass(frozen=True)
@@ -187,6 +192,25 @@ def pause_url(pause_id: str, base: str = "") -> str:
     """The pause's status page, which the client's person can open without a staff account
     (``approvals.status``); it links staff to the console, where they answer."""
     return status_url(pause_id, base)
+
+
+def pause_shown(pause: PauseView, base: str = "") -> dict[str, Any]:
+    """A waiting call's pause as its result shows it; under an approval policy with its ``approvals``
+    (who approved so far, of how many: docs/policies.md)."""
+    shown = {"id": pause.id, "tool": pause.tool, "arguments": pause.arguments, "question": pause.question,
+             "url": pause_url(pause.id, base)}
+    if pause.extra.get("approvals"):
+        shown["approvals"] = pause.extra["approvals"]
+    return shown
+
+
+def refused_said(held: Held) -> str:
+    """Why the client's own answer was not taken, and what the call waits for ("" when it was taken)."""
+    if not held.refused or held.pause is None:
+        return ""
+    approvals = held.pause.extra.get("approvals") or {}
+    return gettext(TEXT_APPROVERS).format(reason=held.refused.rstrip("."), given=len(approvals.get("given") or []),
+                                          needed=approvals.get("needed", 1)) + " "
 
 
 def answer_for(caller: Caller, held: Held, decision: str) -> Held:

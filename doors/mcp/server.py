@@ -71,8 +71,6 @@ WATCH_EVERY = 2.0  # seconds between looks at the agent's withdrawn tools
 
 TEXT_WAITING = _("{tool} waits for a person's approval (pause {pause}): {url}. Call {status_tool} with "
                  "this pause id, or make the same call again, to get its outcome.")
-TEXT_APPROVERS = _("The approval policy on this call did not take your answer ({reason}); it waits for the "
-                   "people the policy names ({given} of {needed} approvals).")
 TEXT_PROGRESS = _("Waiting for a person to approve {tool} (pause {pause}): {url}")
 TEXT_SKIPPED = _("{tool} was skipped: a person decided not to run it.")
 TEXT_CANCELLED = _("{tool} was cancelled, with the rest of its run.")
@@ -353,21 +351,11 @@ class Gateway:
                 "status": "refused", "rule": outcome.rule, "sentence": outcome.sentence})
         pause = outcome.pause
         if status in ("waiting", "outcome_unknown", "saga_stuck") and pause is not None:
-            shown = {"id": pause.id, "tool": pause.tool, "arguments": pause.arguments, "question": pause.question,
-                     "url": calls.pause_url(pause.id, base)}
-            approvals = pause.extra.get("approvals")
-            if approvals:  # under an approval policy: who approved so far, of how many (docs/policies.md)
-                shown["approvals"] = approvals
+            shown = calls.pause_shown(pause, base)
             words = {"waiting": TEXT_WAITING, "outcome_unknown": TEXT_UNKNOWN, "saga_stuck": TEXT_STUCK}
-            sentence = gettext(words[status]).format(tool=pause.tool or tool, pause=pause.id, url=shown["url"],
-                                                     status_tool=calls.PAUSE_STATUS_TOOL)
-            body = {"status": status, "pause": shown}
-            if held.refused:
-                body["not_an_approver"] = held.refused
-                given = len((approvals or {}).get("given") or [])
-                sentence = gettext(TEXT_APPROVERS).format(
-                    reason=held.refused.rstrip("."), given=given,
-                    needed=(approvals or {}).get("needed", 1)) + " " + sentence
+            sentence = calls.refused_said(held) + gettext(words[status]).format(
+                tool=pause.tool or tool, pause=pause.id, url=shown["url"], status_tool=calls.PAUSE_STATUS_TOOL)
+            body = {"status": status, "pause": shown, **({"not_an_approver": held.refused} if held.refused else {})}
             return types.CallToolResult(content=_text(sentence), structured_content=body)
         if status == "waiting":  # on its way (an approved call being sent)
             return types.CallToolResult(content=_text(outcome.reply or status),
