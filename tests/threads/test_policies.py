@@ -243,3 +243,12 @@ def test_the_chat_session_is_one_person_whether_it_says_it_is_the_widget_or_not(
                          via=via)
         assert len(kept.value.approvals["given"]) == 1
     assert shop.charges("4411") == []
+
+
+def test_the_reply_says_who_approves_where_the_person_in_the_chat_may_not(desk, tmp_path):
+    from threads.texts import text
+
+    assert desk.say("t-1", "charge 600 to order 4411").text == "Charge card? It waits for approval by finance."
+    assert desk.say("t-2", "charge 40 to order 4412").text == text("en", "waiting_confirm", question="Charge card?")
+    other = desk_of(tmp_path, AGENT.replace("approvers: {quorum: 2, group: finance}", "approvers: {quorum: 2}"))
+    assert other.say("t-3", "charge 600 to order 4411").text == "Charge card? It waits for the approval of 2 people."

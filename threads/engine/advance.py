@@ -18,7 +18,7 @@ from typing import Any
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
 from catalogue.check import SENTENCE_WITHDRAWN
-from threads.engine.checks import call_check, confirm_payload
+from threads.engine.checks import call_check, confirm_line, confirm_payload
 from threads.engine.execute import Prepared, prepared_send, sent_record, step_prepare, step_refuse
 from threads.engine.lifecycle import FINISHED, run_status_set
 from threads.engine.pauses import pause_open
@@ -165,9 +165,9 @@ def step_apply(u: Unit, progress: Progress, step: Step, agent: AgentSpec, decisi
         assert decision.payload is not None
         kind = Interrupt.Kind.ASK if decision.action == "ask" else Interrupt.Kind.CONFIRM
         pause_open(u, run=run, step=step, kind=kind, tool=step.tool, payload=decision.payload)
-        key = "waiting_ask" if decision.action == "ask" else "waiting_confirm"
-        progress.lines.append(text(run.language, key, prompt=decision.payload["question"],
-                                   question=decision.payload["question"]))
+        question = decision.payload["question"]
+        progress.lines.append(text(run.language, "waiting_ask", prompt=question) if decision.action == "ask"
+                              else confirm_line(run, decision.payload, question))
         return False
     return step_prepare(u, progress, step, agent)
 

@@ -12,9 +12,10 @@ from catalogue.agentfile import AgentSpec
 from catalogue.check import Verdict, check_call
 from catalogue.plan import Argument
 from catalogue.tools import Tool
+from threads.engine.approvals import groups_of
 from threads.engine.values import shown
 from threads.models import Run, Step
-from threads.texts import labels_of, question_of
+from threads.texts import labels_of, question_of, text
 
 
 def call_check(run: Run, step: Step, agent: AgentSpec, arguments: Sequence[Argument], withdrawn: Collection[str],
@@ -39,3 +40,15 @@ def confirm_payload(run: Run, tool: Tool, step: Step, verdict: Verdict) -> dict[
         payload["approvals"] = verdict.rules.approvals()
         payload["policy"] = {"names": list(verdict.rules.names), **verdict.rules.timing()}
     return payload
+
+
+def confirm_line(run: Run, payload: dict[str, Any], question: str) -> str:
+    """The reply's line for a confirm that waits: for the person's approval, or, under a policy, for the
+    approvers it names (the person in the chat may not be one of them)."""
+    approvals = payload.get("approvals") or {}
+    groups = groups_of(approvals)
+    if groups:
+        return text(run.language, "waiting_group", question=question, group=", ".join(groups))
+    if int(approvals.get("needed") or 1) > 1:
+        return text(run.language, "waiting_quorum", question=question, needed=approvals["needed"])
+    return text(run.language, "waiting_confirm", question=question)

@@ -40,7 +40,7 @@ from catalogue.agentfile import AgentSpec
 from catalogue.bindings.python import resolve_callable
 from catalogue.check import SENTENCE_WITHDRAWN
 from catalogue.plan import Argument
-from threads.engine.checks import call_check, confirm_payload
+from threads.engine.checks import call_check, confirm_line, confirm_payload
 from threads.engine.execute import step_execute, step_refuse
 from threads.engine.lease import run_lease_release, run_lease_try
 from threads.engine.lifecycle import FINISHED, run_status_set, steps_status_set
@@ -302,7 +302,7 @@ def _waiting_line(run: Run, step: Step) -> str:
     if pause is not None and pause.kind == Interrupt.Kind.OUTCOME_UNKNOWN:
         return text(run.language, "waiting_outcome", tool=said(run, step.tool))
     question = pause.payload.get("question") if pause is not None else ""
-    return text(run.language, "waiting_confirm", question=question or said(run, step.tool))
+    return confirm_line(run, pause.payload if pause is not None else {}, question or said(run, step.tool))
 
 
 def flow_stop(progress: Progress, sentence: str) -> str:
