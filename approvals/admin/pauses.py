@@ -45,8 +45,17 @@ from approvals.admin.answers import (
     stale_message,
     when,
 )
-from approvals.admin.filters import AgentFilter, GraphFilter, SourceFilter, StatusFilter
+from approvals.admin.filters import AgentFilter, GraphFilter, MineFilter, SourceFilter, StatusFilter
 from approvals.admin.paging import QueueChangeList, QueuePaginator
+from approvals.admin.policy import (
+    Staff,
+    approvals_of,
+    count_words,
+    given_rows,
+    group_words,
+    recorded_message,
+    row_words,
+)
 from approvals.admin.results import row_url
 from approvals.admin.rows import call_words, first_reason, irreversible_mark, source_words, time_left
 from approvals.admin.story import story_of
@@ -54,7 +63,7 @@ from approvals.words import decision_words, origin_words, reason_words, since_wo
 from catalogue import registry
 from catalogue.agentfile import AgentFileError
 from threads.engine import edited_by, pause_answer, pause_edit, successor_of, token_for
-from threads.errors import InvalidAnswer, InvalidDecision, NotFound, Stale
+from threads.errors import ApprovalRecorded, InvalidAnswer, InvalidDecision, NotAnApprover, NotFound, Stale
 from threads.keys import SEPARATOR, thread_name
 from threads.models import PAUSE_ANSWERS, Interrupt, Step, Thread
 
@@ -93,7 +102,7 @@ class InterruptAdmin(admin.ModelAdmin):
     empty_value_display = ""  # a false irreversible, no deadline: nothing, not Django's "-"
     list_display_links = ["call_column"]
     actions = ["approve_selected", "skip_selected"]
-    list_filter = ["kind", AgentFilter, StatusFilter, SourceFilter, GraphFilter]
+    list_filter = ["kind", AgentFilter, StatusFilter, MineFilter, SourceFilter, GraphFilter]
     search_fields = ["thread__id", "tool"]
     # The queue at scale (docs/decisions.md): each filter's rows come off an index of
     # threads.Interrupt in this order (ties by id, the same way); no join, as a row shows
@@ -183,7 +192,12 @@ class InterruptAdmin(admin.ModelAdmin):
     @admin.display(description=_("why, and from where"))
     def reason_column(self, pause: Interrupt) -> str:
         # The first reason, and under it the agent and the source (a turn, an agent's call).
+        # Under a policy, its approvals so far ("1 of 2 approvals: ana") below that.
         origin = " · ".join(x for x in (pause.agent, source_words(pause)) if x)
+        approvals = row_words(pause)
+        if approvals and pause.status == Interrupt.Status.OPEN:
+            return format_html('{}<span class="queue-from">{}</span><span class="queue-approvals">{}</span>',
+                               first_reason(pause), origin, approvals)
         return format_html('{}<span class="queue-from">{}</span>', first_reason(pause), origin)
 
     @admin.display(description=_("time left"), ordering="expires_at")
@@ -271,7 +285,9 @@ class InterruptAdmin(admin.ModelAdmin):
             if shown.get("status") == Interrupt.Status.ANSWERED and (shown.get("answered_by") or "") != me:
                 return {**line, "outcome": "lost", "words": stale_message(exc.extra)}
             return {**line, "outcome": "stale", "words": stale_message(exc.extra)}
-        except (InvalidDecision, InvalidAnswer, NotFound) as exc:
+        except ApprovalRecorded as exc:  # short of a policy's quorum: recorded, still open
+            return {**line, "outcome": "recorded", "words": recorded_message(exc.approvals)}
+        except (InvalidDecision, InvalidAnswer, NotFound, NotAnApprover) as exc:
             return {**line, "outcome": "refused", "words": str(exc.detail)}
         self.log_change(request, pause, f"answered: {decision} (bulk)")
         return {**line, "outcome": "done", "words": str(MESSAGE_ANSWERED).format(decision=decision_words(decision))}
@@ -311,6 +327,10 @@ class InterruptAdmin(admin.ModelAdmin):
         ask = p.get("ask") or {}
         is_open = pause.status == Interrupt.Status.OPEN
         story = story_of(pause)
+        approvals = approvals_of(pause)
+        # Under a policy: who may answer it (its group; not twice; not whoever proposed or edited it).
+        why_not = Staff(request.user.get_username()).why_not(pause) if is_open else ""
+        may = is_open and self.has_answer_permission(request) and not why_not
         return {
             **story,
             "title": gettext("Pause: {tool}").format(tool=pause.tool or pause.get_kind_display()),
@@ -326,7 +346,10 @@ class InterruptAdmin(admin.ModelAdmin):
             "ask_prompt": ask.get("prompt", ""),
             "buttons": [(d, decision_words(d)) for d in buttons_of(pause)]
             if pause.kind != Interrupt.Kind.ASK else [],
-            "can_answer": is_open and self.has_answer_permission(request),
+            "can_answer": may,
+            "why_not": why_not if is_open and self.has_answer_permission(request) else "",
+            "approvals": {"count": count_words(approvals), "given": given_rows(approvals),
+                          "group": group_words(approvals)} if approvals is not None else None,
             "token": token_for(pause) if is_open else "",
             "answered": self.answered_column(pause),
             "answer_url": reverse("admin:threads_interrupt_answer", args=[pause.pk]),
@@ -334,7 +357,7 @@ class InterruptAdmin(admin.ModelAdmin):
             "age": self.age_column(pause),
             # A mirrored call is edited through its bridge (an edit decision), which checks the tool.
             "can_edit": is_open and pause.kind == Interrupt.Kind.CONFIRM and pause.step_id is not None
-            and not pause.payload.get("handback") and self.has_answer_permission(request),
+            and not pause.payload.get("handback") and may,
             "edit_url": reverse("admin:threads_interrupt_edit", args=[pause.pk]),
             "edited_by": sorted(edited_by(pause.step_id)) if pause.kind == Interrupt.Kind.CONFIRM else [],
             "successor": successor_of(pause) if pause.status == Interrupt.Status.EDITED else None,
@@ -360,6 +383,14 @@ class InterruptAdmin(admin.ModelAdmin):
             result = pause_answer(thread_id=pause.thread_id, pause_id=pause.pk, decision=decision,
                                   token=str(request.POST.get("token", "")), answer=answer,
                                   by=request.user.get_username(), via=Interrupt.Via.CONSOLE)
+        except ApprovalRecorded as exc:  # short of a policy's quorum: recorded; the pause waits for the others
+            self.log_change(request, pause, f"approved: {decision} ({len(exc.approvals.get('given') or [])} "
+                                            f"of {exc.approvals.get('needed')})")
+            messages.success(request, recorded_message(exc.approvals))
+            return HttpResponseRedirect(reverse("admin:threads_interrupt_change", args=[pause.pk]))
+        except NotAnApprover as exc:  # outside the policy's group, or its proposer: nothing changed
+            messages.error(request, str(exc.detail))
+            return HttpResponseRedirect(reverse("admin:threads_interrupt_change", args=[pause.pk]))
         except Stale as exc:
             messages.error(request, stale_message(exc.extra))
         except (InvalidDecision, InvalidAnswer, NotFound) as exc:
