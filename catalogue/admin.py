@@ -88,6 +88,7 @@ def _declarations(tool: Any) -> list[str]:
 
 
 # What a policy asks (docs/policies.md), in words; its conditions are shown as the agent file writes them.
+OPERATORS = {"eq": "=", "ne": "≠", "gt": ">", "ge": "≥", "lt": "<", "le": "≤", "in": "in", "matches": "matches"}
 ON_TIMEOUT = {"expire": _("it expires"), "refuse": _("it is refused"), "keep": _("it keeps waiting")}
 
 
@@ -114,8 +115,13 @@ def _policy_rows(agent: Any) -> list[dict[str, Any]]:
     rows = []
     for policy in getattr(agent, "policies", ()):
         shown = policy.to_json()
-        when = [f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in shown["when"].items()
-                if key != "tool"]
+        when = []
+        for key, value in shown["when"].items():
+            if key == "args":  # amount > 500
+                when += [f"{name} {OPERATORS.get(op, op)} {json.dumps(v, ensure_ascii=False)}"
+                         for name, tests in value.items() for op, v in tests.items()]
+            elif key != "tool":  # the tools it covers are their own column
+                when.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
         rows.append({"name": policy.name, "asks": _policy_asks(policy), "when": when,
                      "tools": [t.name for t in agent.tools if policy.when.covers_tool(t.name)]})
     return rows

@@ -122,7 +122,7 @@ class DecisionAdmin(admin.ModelAdmin):
         if approvals is None:
             return ""
         items = format_html_join("", "<li>{}</li>", (
-            (gettext("{who}, {when} ({door})").format(who=g["by"], when=g["when"], door=g["door"]),)
+            (gettext("{who}, {when} ({door})").format(who=g["by"], when=g["short"], door=g["door"]),)
             for g in given_rows(approvals)))
         return format_html('<span class="decision-approvals-count">{}</span><ul class="decision-approvals">{}</ul>',
                            count_words(approvals), items)

@@ -68,6 +68,7 @@ from threads.keys import SEPARATOR, thread_name
 from threads.models import PAUSE_ANSWERS, Interrupt, Step, Thread
 
 ANSWER_PERMISSION = "threads.answer_interrupt"
+ANSWER_ON_PAGE = _("Open to answer")
 MAX_NAMESAKES = 500  # the sessions' threads of one id a search by that id lists
 ROW_DECISIONS = ("approve", "skip")  # a confirm's answers on its row (cancel_all needs its page)
 CONSOLE_MIRRORED = ("approve", "reject", "skip")  # skip: a HumanInterrupt that allows ignore
@@ -206,6 +207,11 @@ class InterruptAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("answer"))
     def row_actions(self, pause: Interrupt) -> str:
+        if approvals_of(pause) is not None and pause.status == Interrupt.Status.OPEN:
+            # Under a policy: answered on its page, which says who may answer it.
+            return format_html('<a class="queue-open" href="{}" aria-label="{}: {}">{}</a>',
+                               row_url("admin:threads_interrupt_change", pause.pk), ANSWER_ON_PAGE,
+                               call_words(pause), ANSWER_ON_PAGE)
         if not answerable_from_row(pause):
             return ""
         words, labels = call_words(pause), _row_labels(get_language())

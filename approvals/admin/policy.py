@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -77,7 +79,8 @@ def given_rows(approvals: dict[str, Any]) -> list[dict[str, str]]:
             continue
         at = moment(g.get("at"))
         rows.append({"by": str(g.get("by") or ""), "when": when(at) if at else str(g.get("at") or ""),
-                     "door": door_words(str(g.get("door") or ""))})
+                     "short": date_format(timezone.localtime(at), "SHORT_DATETIME_FORMAT") if at
+                     else str(g.get("at") or ""), "door": door_words(str(g.get("door") or ""))})
     return rows
 
 
