@@ -39,11 +39,11 @@ class StatusFilter(admin.SimpleListFilter):
 class MineFilter(admin.SimpleListFilter):
     """The open pauses this staff member may answer and has not approved (``approvals.admin.policy``)."""
 
-    title = _("waiting for")
+    title = _("who may answer")
     parameter_name = "mine"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
-        return [("me", _("me"))]
+        return [("me", _("waiting for me"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
         if self.value() != "me":
