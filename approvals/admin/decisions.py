@@ -71,7 +71,7 @@ class DecisionFilter(admin.SimpleListFilter):
 @admin.register(Decision)
 class DecisionAdmin(admin.ModelAdmin):
     list_display = ["when_column", "who_column", "pause_column", "thread_column", "agent", "decision_column",
-                    "answered_via", "approvals_column"]
+                    "answered_via"]
     list_display_links = None
     list_filter = [PersonFilter, AgentFilter, DecisionFilter, "answered_via", ("answered_at", admin.DateFieldListFilter)]
     search_fields = ["thread__id", "tool"]
@@ -99,7 +99,9 @@ class DecisionAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("who"), ordering="answered_by")
     def who_column(self, pause: Decision) -> str:
-        return who(pause)
+        # Under a policy, every approval it took below who answered (its seven columns stay beside the filters).
+        approvals = self.approvals_words(pause)
+        return format_html("{}{}", who(pause), approvals) if approvals else who(pause)
 
     @admin.display(description=_("pause"))
     def pause_column(self, pause: Decision) -> str:
@@ -115,9 +117,8 @@ class DecisionAdmin(admin.ModelAdmin):
     def decision_column(self, pause: Decision) -> str:
         return decision_words(pause.decision)
 
-    @admin.display(description=_("approvals"))
-    def approvals_column(self, pause: Decision) -> str:
-        # Under a policy: every approval it took, who, when and through which door ("" without one).
+    def approvals_words(self, pause: Decision) -> str:
+        """Under a policy: every approval the pause took, who, when and through which door ("" without one)."""
         approvals = approvals_of(pause)
         if approvals is None:
             return ""
