@@ -29,8 +29,6 @@ from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals.admin.answers import (
-    BULK_NOT_CONFIRM,
-    MESSAGE_ANSWERED,
     MESSAGE_ANSWERED_CALL,
     MESSAGE_EDITED,
     MESSAGE_NOT_OFFERED,
@@ -45,6 +43,7 @@ from approvals.admin.answers import (
     stale_message,
     when,
 )
+from approvals.admin.bulk import BulkAnswers
 from approvals.admin.filters import AgentFilter, GraphFilter, MineFilter, SourceFilter, StatusFilter
 from approvals.admin.paging import QueueChangeList, QueuePaginator
 from approvals.admin.policy import (
@@ -94,7 +93,7 @@ def _tool_names() -> set[str]:
 
 
 @admin.register(Interrupt)
-class InterruptAdmin(admin.ModelAdmin):
+class InterruptAdmin(BulkAnswers, admin.ModelAdmin):
     # With the actions' checkbox first, the age is column 5 (``?o=-5``: newest first), as before.
     # A row's answers come right after what it asks, so they stay in sight beside both sidebars;
     # the irreversible mark opens the call's words (only when true).
@@ -241,62 +240,6 @@ class InterruptAdmin(admin.ModelAdmin):
     @admin.display(description=_("answered"))
     def answered_column(self, pause: Interrupt) -> str:
         return answered_words(pause)
-
-    # --- bulk answers: each pause with its own token, one report line each ----------
-    @admin.action(description=_("Approve selected pauses"), permissions=["answer"])
-    def approve_selected(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> HttpResponse | None:
-        return self.bulk_answer(request, queryset, "approve")
-
-    @admin.action(description=_("Skip selected pauses"), permissions=["answer"])
-    def skip_selected(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> HttpResponse | None:
-        return self.bulk_answer(request, queryset, "skip")
-
-    def bulk_answer(self, request: HttpRequest, queryset: QuerySet[Interrupt], decision: str) -> HttpResponse:
-        # The pauses selected, whatever became of them since the list was shown (the list's own
-        # queryset holds open ones only: one answered elsewhere must still be reported).
-        selected = request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME)
-        pauses = list(Interrupt.objects.filter(pk__in=selected).order_by("created_at", "id"))
-        tokens = {p.pk: str(request.POST.get(f"token:{p.pk}", "")) for p in pauses}
-        irreversible = [p for p in pauses if p.status == Interrupt.Status.OPEN
-                        and p.kind == Interrupt.Kind.CONFIRM and (p.payload or {}).get("irreversible")]
-        back = back_to(request, reverse("admin:threads_interrupt_changelist"))
-        if decision == "approve" and irreversible and request.POST.get("confirm_irreversible") != "yes":
-            return TemplateResponse(request, "admin/threads/interrupt/bulk_confirm.html", {
-                **self.admin_site.each_context(request), "opts": self.opts,
-                "title": gettext("Approve irreversible calls?"),
-                "irreversible": [{"pause": p, "call": call_words(p)} for p in irreversible],
-                "pauses": [{"pause": p, "call": call_words(p), "token": tokens[p.pk]} for p in pauses],
-                "action": request.POST.get("action", ""), "next": back,
-                "action_field": admin.helpers.ACTION_CHECKBOX_NAME,
-            })
-        me = request.user.get_username()
-        report = [self._bulk_one(request, pause, decision, tokens[pause.pk], me) for pause in pauses]
-        return TemplateResponse(request, "admin/threads/interrupt/bulk_report.html", {
-            **self.admin_site.each_context(request), "opts": self.opts,
-            "title": gettext("What happened to each pause"), "decision": decision_words(decision),
-            "report": report, "next": back,
-            "done": sum(1 for r in report if r["outcome"] == "done"),
-        })
-
-    def _bulk_one(self, request: HttpRequest, pause: Interrupt, decision: str, token: str, me: str) -> dict[str, Any]:
-        line: dict[str, Any] = {"pause": pause, "call": call_words(pause),
-                                "url": reverse("admin:threads_interrupt_change", args=[pause.pk])}
-        if pause.kind != Interrupt.Kind.CONFIRM:
-            return {**line, "outcome": "refused", "words": str(BULK_NOT_CONFIRM)}
-        try:
-            pause_answer(thread_id=pause.thread_id, pause_id=pause.pk, decision=decision, token=token,
-                         by=me, via=Interrupt.Via.CONSOLE)
-        except Stale as exc:
-            shown = exc.extra.get("interrupt") or {}
-            if shown.get("status") == Interrupt.Status.ANSWERED and (shown.get("answered_by") or "") != me:
-                return {**line, "outcome": "lost", "words": stale_message(exc.extra)}
-            return {**line, "outcome": "stale", "words": stale_message(exc.extra)}
-        except ApprovalRecorded as exc:  # short of a policy's quorum: recorded, still open
-            return {**line, "outcome": "recorded", "words": recorded_message(exc.approvals)}
-        except (InvalidDecision, InvalidAnswer, NotFound, NotAnApprover) as exc:
-            return {**line, "outcome": "refused", "words": str(exc.detail)}
-        self.log_change(request, pause, f"answered: {decision} (bulk)")
-        return {**line, "outcome": "done", "words": str(MESSAGE_ANSWERED).format(decision=decision_words(decision))}
 
     # --- permissions: answering is its own view; nothing is added, edited or deleted as a row
     def has_add_permission(self, request: HttpRequest) -> bool:

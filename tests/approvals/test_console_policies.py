@@ -212,3 +212,24 @@ def test_the_decisions_page_and_its_csv_record_every_approval(desk, staff):
                         by_pause[big["id"]][8])
     assert by_pause[big["id"]][1] == "bruno"
     assert by_pause[small["id"]][8] == ""  # the twin: no policy, no approvals
+
+
+def test_approve_selected_records_a_policy_approval_and_refuses_one_from_outside_the_group(desk, staff):
+    pause = big_charge(desk)
+
+    def bulk(name: str) -> str:
+        client = staff[name]
+        page = client.get("/admin/threads/interrupt/").content.decode()
+        token = re.search(rf'name="token:{pause["id"]}" value="([^"]+)"', page)
+        assert token
+        return client.post("/admin/threads/interrupt/", {
+            "action": "approve_selected", "index": "0", "_selected_action": [pause["id"]],
+            f"token:{pause['id']}": token.group(1), "csrfmiddlewaretoken": csrf(client)}).content.decode()
+
+    outside = bulk("carla")
+    assert 'class="bulk-refused"' in outside and "Only staff in finance may answer this call." in outside
+    assert Interrupt.objects.get(pk=pause["id"]).payload["approvals"]["given"] == []
+    recorded = bulk("ana")
+    assert 'class="bulk-recorded"' in recorded and "Your approval is recorded: 1 of 2 approvals." in recorded
+    assert [g["by"] for g in Interrupt.objects.get(pk=pause["id"]).payload["approvals"]["given"]] == ["ana"]
+    assert len(shop.charges("4411")) == 0
