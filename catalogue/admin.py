@@ -95,7 +95,7 @@ ON_TIMEOUT = {"expire": _("it expires"), "refuse": _("it is refused"), "keep": _
 def _policy_asks(policy: Any) -> list[str]:
     asks = []
     if policy.refuse:
-        asks.append(gettext("refuses it: “{sentence}”").format(sentence=policy.refuse))
+        asks.append(gettext("refuses it: “{sentence}”").format(sentence=policy.refusal(_reader_language())))
     if policy.confirm:
         asks.append(gettext("waits for a person, even a read"))
     if policy.quorum:

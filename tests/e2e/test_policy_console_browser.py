@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from examples.shop import tools as shop
 from tests.e2e.test_console_browser import CHROMIUM, CHROMIUM_ARGS, createstaff, sign_in, sign_in_again, sync_api
@@ -27,15 +26,15 @@ from tests.support.server import ROOT, SHOP, Browser, Server
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 
 SHOTS = Path(os.environ.get("STALWART_SCREENSHOTS", ROOT / "screenshots"))
-POLICIES = """    policies:
-      - name: big-charges
-        when: {tool: charge_card, args: {amount: {gt: 500}}}
-        approvers: {quorum: 2, group: finance}
-        deadline: 3600
-        on_timeout: refuse
-      - name: huge-charges
-        when: {tool: charge_card, args: {amount: {gt: 5000}}}
-        refuse: Charges over 5,000 go through the finance office.
+POLICIES = """
+- name: big-charges
+  when: {tool: charge_card, args: {amount: {gt: 500}}}
+  approvers: {quorum: 2, group: finance}
+  deadline: 3600
+  on_timeout: refuse
+- name: huge-charges
+  when: {tool: charge_card, args: {amount: {gt: 5000}}}
+  refuse: Charges over 5,000 go through the finance office.
 """
 WORDS = {
     "en-US": {"recorded": "Your approval is recorded: 1 of 2 approvals.", "count": "1 of 2 approvals",
@@ -50,27 +49,13 @@ WORDS = {
 
 
 def finance_agent_file(folder: Path) -> Path:
-    """The example shop's agent file with the big-charges policy (and its vocabulary beside it)."""
+    """The example shop's agent file, its policies this test's own (and its vocabulary beside it)."""
     folder.mkdir(parents=True, exist_ok=True)
-    text = SHOP.read_text(encoding="utf-8")
-    anchor = "    vocabulary: vocabulary.yaml\n"
-    assert anchor in text
-    (folder / "agent.yaml").write_text(text.replace(anchor, anchor + POLICIES, 1), encoding="utf-8")
+    spec = yaml.safe_load(SHOP.read_text(encoding="utf-8"))
+    spec["agents"][0]["policies"] = yaml.safe_load(POLICIES)
+    (folder / "agent.yaml").write_text(yaml.safe_dump(spec, allow_unicode=True, sort_keys=False), encoding="utf-8")
     shutil.copyfile(SHOP.parent / "vocabulary.yaml", folder / "vocabulary.yaml")
     return folder / "agent.yaml"
-
-
-def join_group(data_dir: Path, name: str, group: str) -> None:
-    """Put staff member ``name`` in ``group`` on the server's database (an operator does this in Django's
-    admin; the group's name is what the policy says)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "SECRET_KEY")}
-    env.update(STALWART_DATA_DIR=str(data_dir), STALWART_AGENT_FILE=str(SHOP),
-               DJANGO_SETTINGS_MODULE="stalwart_site.settings")
-    code = ("from django.contrib.auth.models import Group, User; "
-            f"User.objects.get(username={name!r}).groups.add(Group.objects.get_or_create(name={group!r})[0])")
-    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
 
 
 @pytest.fixture
@@ -97,10 +82,10 @@ def test_two_finance_approvals_run_a_big_charge_once_and_others_read_it(finance_
     shop.reset()
     suffix = uuid.uuid4().hex[:4]
     ana, bruno, carla = f"ana{suffix}", f"bruno{suffix}", f"carla{suffix}"
-    # carla is an operator (she may read the Tools page) outside finance.
-    passwords = {name: createstaff(data_dir, name, operator=name == carla) for name in (ana, bruno, carla)}
-    for name in (ana, bruno):
-        join_group(data_dir, name, "finance")
+    # ana and bruno in finance (createstaff --group); carla an operator (she may read the Tools page) outside it.
+    passwords = {ana: createstaff(data_dir, ana, groups=("finance",)),
+                 bruno: createstaff(data_dir, bruno, groups=("finance",)),
+                 carla: createstaff(data_dir, carla, operator=True)}
     customer = Browser(base)
     thread = f"shop-{uuid.uuid4().hex[:8]}"
     pause = customer.say(thread, "charge 600 to order 4411").json()["waiting"][0]
