@@ -1,6 +1,9 @@
 """The console's catalogue pages (docs/operating.md, "The console (/admin/)"):
 the tools page, withdrawals and the selector's language per agent.
 
+The tools page also shows each agent's approval policies (docs/policies.md),
+read-only: what each asks, when it applies, and the tools it may cover.
+
 The tools page (``/admin/catalogue/tool/``) lists the loaded agent file's
 tools with read/write, their declarations and ``verify``'s lints, and
 withdraws or restores a tool there with who and why. Withdraw and restore are
@@ -10,6 +13,7 @@ CSRF-protected POSTs that check ``catalogue.add_withdrawal`` /
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import forms
@@ -19,7 +23,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from catalogue import registry
@@ -83,6 +87,46 @@ def _declarations(tool: Any) -> list[str]:
     return out
 
 
+# What a policy asks (docs/policies.md), in words; its conditions are shown as the agent file writes them.
+OPERATORS = {"eq": "=", "ne": "≠", "gt": ">", "ge": "≥", "lt": "<", "le": "≤", "in": "in", "matches": "matches"}
+ON_TIMEOUT = {"expire": _("it expires"), "refuse": _("it is refused"), "keep": _("it keeps waiting")}
+
+
+def _policy_asks(policy: Any) -> list[str]:
+    asks = []
+    if policy.refuse:
+        asks.append(gettext("refuses it: “{sentence}”").format(sentence=policy.refusal(_reader_language())))
+    if policy.confirm:
+        asks.append(gettext("waits for a person, even a read"))
+    if policy.quorum:
+        approvals = ngettext("{quorum} approval", "{quorum} approvals", policy.quorum).format(quorum=policy.quorum)
+        asks.append(gettext("{approvals} from staff in {group}").format(approvals=approvals, group=policy.group)
+                    if policy.group else approvals)
+    if policy.deadline is not None:
+        asks.append(gettext("answered within {seconds} s, else {then}").format(
+            seconds=f"{policy.deadline:g}", then=ON_TIMEOUT.get(policy.on_timeout, policy.on_timeout)))
+    if policy.remind_before is not None:
+        asks.append(gettext("a reminder {seconds} s before the deadline").format(seconds=f"{policy.remind_before:g}"))
+    return asks
+
+
+def _policy_rows(agent: Any) -> list[dict[str, Any]]:
+    """The agent's policies, read-only: what each asks, when it applies, the tools it may cover."""
+    rows = []
+    for policy in getattr(agent, "policies", ()):
+        shown = policy.to_json()
+        when = []
+        for key, value in shown["when"].items():
+            if key == "args":  # amount > 500
+                when += [f"{name} {OPERATORS.get(op, op)} {json.dumps(v, ensure_ascii=False)}"
+                         for name, tests in value.items() for op, v in tests.items()]
+            elif key != "tool":  # the tools it covers are their own column
+                when.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+        rows.append({"name": policy.name, "asks": _policy_asks(policy), "when": when,
+                     "tools": [t.name for t in agent.tools if policy.when.covers_tool(t.name)]})
+    return rows
+
+
 def _reader_language() -> str:
     """The console reader's language as the agent file names it (``pt-BR``, ``en``)."""
     return "pt-BR" if str(get_language() or "").lower().startswith("pt") else "en"
@@ -121,7 +165,8 @@ class ToolAdmin(admin.ModelAdmin):
             rows = [{"tool": t, "declarations": _declarations(t), "lints": _lint_rows(findings.get(t.name, [])),
                      "withdrawal": withdrawn.get((agent.name, t.name)),
                      "in_file": t.name in agent.withdrawn} for t in agent.tools]
-            agents.append({"name": agent.name, "purpose": agent.said("purpose", _reader_language()), "rows": rows})
+            agents.append({"name": agent.name, "purpose": agent.said("purpose", _reader_language()), "rows": rows,
+                           "policies": _policy_rows(agent)})
         return TemplateResponse(request, "admin/catalogue/tool/tools.html", {
             **self.admin_site.each_context(request),
             "title": gettext("Tools"),

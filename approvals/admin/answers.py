@@ -103,7 +103,10 @@ def row_token(pause: Interrupt) -> str:
 
 
 def answerable_from_row(pause: Interrupt) -> bool:
-    return pause.status == Interrupt.Status.OPEN and pause.kind == Interrupt.Kind.CONFIRM
+    """An open confirm without a policy's quorum (one under a policy is answered on its page, which says
+    who may answer it)."""
+    return (pause.status == Interrupt.Status.OPEN and pause.kind == Interrupt.Kind.CONFIRM
+            and "approvals" not in (pause.payload or {}))
 
 
 def back_to(request: HttpRequest, fallback: str) -> str:

@@ -3,6 +3,7 @@
 
 Who answered, when, which pause, the decision and where it came from (the
 console, the widget, HTTP, the webhook channel, an MCP client, LangGraph),
+and under an approval policy every approval the pause took (who, when, door),
 read off the pause rows themselves (``approvals.Decision`` is a proxy of
 ``threads.Interrupt``: an answer is recorded on its pause by the claim that
 won). Filterable by person, agent, decision, source and date; "Export as
@@ -21,12 +22,13 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, Streami
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals.admin.answers import by_customer
 from approvals.admin.filters import AgentFilter
+from approvals.admin.policy import approvals_of, count_words, csv_words, given_rows
 from approvals.admin.rows import call_words
 from approvals.models import Decision
 from approvals.words import DECISIONS, decision_words
@@ -97,7 +99,9 @@ class DecisionAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("who"), ordering="answered_by")
     def who_column(self, pause: Decision) -> str:
-        return who(pause)
+        # Under a policy, every approval it took below who answered (its seven columns stay beside the filters).
+        approvals = self.approvals_words(pause)
+        return format_html("{}{}", who(pause), approvals) if approvals else who(pause)
 
     @admin.display(description=_("pause"))
     def pause_column(self, pause: Decision) -> str:
@@ -112,6 +116,17 @@ class DecisionAdmin(admin.ModelAdmin):
     @admin.display(description=_("decision"), ordering="decision")
     def decision_column(self, pause: Decision) -> str:
         return decision_words(pause.decision)
+
+    def approvals_words(self, pause: Decision) -> str:
+        """Under a policy: every approval the pause took, who, when and through which door ("" without one)."""
+        approvals = approvals_of(pause)
+        if approvals is None:
+            return ""
+        items = format_html_join("", "<li>{}</li>", (
+            (gettext("{who}, {when} ({door})").format(who=g["by"], when=g["short"], door=g["door"]),)
+            for g in given_rows(approvals)))
+        return format_html('<span class="decision-approvals-count">{}</span><ul class="decision-approvals">{}</ul>',
+                           count_words(approvals), items)
 
     # --- a read-only page for whoever may see pauses -----------------------------
     def has_module_permission(self, request: HttpRequest) -> bool:
@@ -163,7 +178,7 @@ class DecisionAdmin(admin.ModelAdmin):
 
         writer = csv.writer(Echo())
         head = [gettext("when"), gettext("who"), gettext("pause"), gettext("call"), gettext("thread"),
-                gettext("agent"), gettext("decision"), gettext("from where")]
+                gettext("agent"), gettext("decision"), gettext("from where"), gettext("approvals")]
 
         def lines() -> Any:
             yield "\ufeff" + writer.writerow(head)  # a BOM: spreadsheets then read UTF-8 (pt-BR's accents)
@@ -171,7 +186,7 @@ class DecisionAdmin(admin.ModelAdmin):
                 yield writer.writerow([inert(cell) for cell in (
                     timezone.localtime(p.answered_at).isoformat(timespec="seconds") if p.answered_at else "",
                     who(p), p.pk, call_words(p), p.thread_id, p.agent, decision_words(p.decision),
-                    p.get_answered_via_display() if p.answered_via else "")])
+                    p.get_answered_via_display() if p.answered_via else "", csv_words(p))])
 
         response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
         stamp = timezone.localtime().strftime("%Y%m%d-%H%M")

@@ -1,4 +1,4 @@
-"""The pause queue's filters: status (open by default), agent, source and graph."""
+"""The pause queue's filters: status (open by default), waiting for me, agent, source and graph."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
+from approvals.admin.policy import waiting_for
 from catalogue import registry
 from catalogue.agentfile import AgentFileError
 from threads.models import Interrupt, Replay
@@ -33,6 +34,23 @@ class StatusFilter(admin.SimpleListFilter):
     def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
         value = self.value() or Interrupt.Status.OPEN
         return queryset if value == self.ALL else queryset.filter(status=value)
+
+
+class MineFilter(admin.SimpleListFilter):
+    """The open pauses this staff member may answer and has not approved (``approvals.admin.policy``)."""
+
+    title = _("who may answer")
+    parameter_name = "mine"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("me", _("waiting for me"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> QuerySet[Interrupt]:
+        if self.value() != "me":
+            return queryset
+        user = request.user
+        groups = set(user.groups.values_list("name", flat=True))  # type: ignore[union-attr]
+        return waiting_for(queryset, user.get_username(), groups)
 
 
 class AgentFilter(admin.SimpleListFilter):

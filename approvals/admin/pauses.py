@@ -29,8 +29,6 @@ from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals.admin.answers import (
-    BULK_NOT_CONFIRM,
-    MESSAGE_ANSWERED,
     MESSAGE_ANSWERED_CALL,
     MESSAGE_EDITED,
     MESSAGE_NOT_OFFERED,
@@ -45,8 +43,18 @@ from approvals.admin.answers import (
     stale_message,
     when,
 )
-from approvals.admin.filters import AgentFilter, GraphFilter, SourceFilter, StatusFilter
+from approvals.admin.bulk import BulkAnswers
+from approvals.admin.filters import AgentFilter, GraphFilter, MineFilter, SourceFilter, StatusFilter
 from approvals.admin.paging import QueueChangeList, QueuePaginator
+from approvals.admin.policy import (
+    Staff,
+    approvals_of,
+    count_words,
+    given_rows,
+    group_words,
+    recorded_message,
+    row_words,
+)
 from approvals.admin.results import row_url
 from approvals.admin.rows import call_words, first_reason, irreversible_mark, source_words, time_left
 from approvals.admin.story import story_of
@@ -54,11 +62,12 @@ from approvals.words import decision_words, origin_words, reason_words, since_wo
 from catalogue import registry
 from catalogue.agentfile import AgentFileError
 from threads.engine import edited_by, pause_answer, pause_edit, successor_of, token_for
-from threads.errors import InvalidAnswer, InvalidDecision, NotFound, Stale
+from threads.errors import ApprovalRecorded, InvalidAnswer, InvalidDecision, NotAnApprover, NotFound, Stale
 from threads.keys import SEPARATOR, thread_name
 from threads.models import PAUSE_ANSWERS, Interrupt, Step, Thread
 
 ANSWER_PERMISSION = "threads.answer_interrupt"
+ANSWER_ON_PAGE = _("Open to answer")
 MAX_NAMESAKES = 500  # the sessions' threads of one id a search by that id lists
 ROW_DECISIONS = ("approve", "skip")  # a confirm's answers on its row (cancel_all needs its page)
 CONSOLE_MIRRORED = ("approve", "reject", "skip")  # skip: a HumanInterrupt that allows ignore
@@ -84,7 +93,7 @@ def _tool_names() -> set[str]:
 
 
 @admin.register(Interrupt)
-class InterruptAdmin(admin.ModelAdmin):
+class InterruptAdmin(BulkAnswers, admin.ModelAdmin):
     # With the actions' checkbox first, the age is column 5 (``?o=-5``: newest first), as before.
     # A row's answers come right after what it asks, so they stay in sight beside both sidebars;
     # the irreversible mark opens the call's words (only when true).
@@ -93,7 +102,7 @@ class InterruptAdmin(admin.ModelAdmin):
     empty_value_display = ""  # a false irreversible, no deadline: nothing, not Django's "-"
     list_display_links = ["call_column"]
     actions = ["approve_selected", "skip_selected"]
-    list_filter = ["kind", AgentFilter, StatusFilter, SourceFilter, GraphFilter]
+    list_filter = ["kind", AgentFilter, StatusFilter, MineFilter, SourceFilter, GraphFilter]
     search_fields = ["thread__id", "tool"]
     # The queue at scale (docs/decisions.md): each filter's rows come off an index of
     # threads.Interrupt in this order (ties by id, the same way); no join, as a row shows
@@ -183,7 +192,12 @@ class InterruptAdmin(admin.ModelAdmin):
     @admin.display(description=_("why, and from where"))
     def reason_column(self, pause: Interrupt) -> str:
         # The first reason, and under it the agent and the source (a turn, an agent's call).
+        # Under a policy, its approvals so far ("1 of 2 approvals: ana") below that.
         origin = " · ".join(x for x in (pause.agent, source_words(pause)) if x)
+        approvals = row_words(pause)
+        if approvals and pause.status == Interrupt.Status.OPEN:
+            return format_html('{}<span class="queue-from">{}</span><span class="queue-approvals">{}</span>',
+                               first_reason(pause), origin, approvals)
         return format_html('{}<span class="queue-from">{}</span>', first_reason(pause), origin)
 
     @admin.display(description=_("time left"), ordering="expires_at")
@@ -192,6 +206,11 @@ class InterruptAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("answer"))
     def row_actions(self, pause: Interrupt) -> str:
+        if approvals_of(pause) is not None and pause.status == Interrupt.Status.OPEN:
+            # Under a policy: answered on its page, which says who may answer it.
+            return format_html('<a class="queue-open" href="{}" aria-label="{}: {}">{}</a>',
+                               row_url("admin:threads_interrupt_change", pause.pk), ANSWER_ON_PAGE,
+                               call_words(pause), ANSWER_ON_PAGE)
         if not answerable_from_row(pause):
             return ""
         words, labels = call_words(pause), _row_labels(get_language())
@@ -221,60 +240,6 @@ class InterruptAdmin(admin.ModelAdmin):
     @admin.display(description=_("answered"))
     def answered_column(self, pause: Interrupt) -> str:
         return answered_words(pause)
-
-    # --- bulk answers: each pause with its own token, one report line each ----------
-    @admin.action(description=_("Approve selected pauses"), permissions=["answer"])
-    def approve_selected(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> HttpResponse | None:
-        return self.bulk_answer(request, queryset, "approve")
-
-    @admin.action(description=_("Skip selected pauses"), permissions=["answer"])
-    def skip_selected(self, request: HttpRequest, queryset: QuerySet[Interrupt]) -> HttpResponse | None:
-        return self.bulk_answer(request, queryset, "skip")
-
-    def bulk_answer(self, request: HttpRequest, queryset: QuerySet[Interrupt], decision: str) -> HttpResponse:
-        # The pauses selected, whatever became of them since the list was shown (the list's own
-        # queryset holds open ones only: one answered elsewhere must still be reported).
-        selected = request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME)
-        pauses = list(Interrupt.objects.filter(pk__in=selected).order_by("created_at", "id"))
-        tokens = {p.pk: str(request.POST.get(f"token:{p.pk}", "")) for p in pauses}
-        irreversible = [p for p in pauses if p.status == Interrupt.Status.OPEN
-                        and p.kind == Interrupt.Kind.CONFIRM and (p.payload or {}).get("irreversible")]
-        back = back_to(request, reverse("admin:threads_interrupt_changelist"))
-        if decision == "approve" and irreversible and request.POST.get("confirm_irreversible") != "yes":
-            return TemplateResponse(request, "admin/threads/interrupt/bulk_confirm.html", {
-                **self.admin_site.each_context(request), "opts": self.opts,
-                "title": gettext("Approve irreversible calls?"),
-                "irreversible": [{"pause": p, "call": call_words(p)} for p in irreversible],
-                "pauses": [{"pause": p, "call": call_words(p), "token": tokens[p.pk]} for p in pauses],
-                "action": request.POST.get("action", ""), "next": back,
-                "action_field": admin.helpers.ACTION_CHECKBOX_NAME,
-            })
-        me = request.user.get_username()
-        report = [self._bulk_one(request, pause, decision, tokens[pause.pk], me) for pause in pauses]
-        return TemplateResponse(request, "admin/threads/interrupt/bulk_report.html", {
-            **self.admin_site.each_context(request), "opts": self.opts,
-            "title": gettext("What happened to each pause"), "decision": decision_words(decision),
-            "report": report, "next": back,
-            "done": sum(1 for r in report if r["outcome"] == "done"),
-        })
-
-    def _bulk_one(self, request: HttpRequest, pause: Interrupt, decision: str, token: str, me: str) -> dict[str, Any]:
-        line: dict[str, Any] = {"pause": pause, "call": call_words(pause),
-                                "url": reverse("admin:threads_interrupt_change", args=[pause.pk])}
-        if pause.kind != Interrupt.Kind.CONFIRM:
-            return {**line, "outcome": "refused", "words": str(BULK_NOT_CONFIRM)}
-        try:
-            pause_answer(thread_id=pause.thread_id, pause_id=pause.pk, decision=decision, token=token,
-                         by=me, via=Interrupt.Via.CONSOLE)
-        except Stale as exc:
-            shown = exc.extra.get("interrupt") or {}
-            if shown.get("status") == Interrupt.Status.ANSWERED and (shown.get("answered_by") or "") != me:
-                return {**line, "outcome": "lost", "words": stale_message(exc.extra)}
-            return {**line, "outcome": "stale", "words": stale_message(exc.extra)}
-        except (InvalidDecision, InvalidAnswer, NotFound) as exc:
-            return {**line, "outcome": "refused", "words": str(exc.detail)}
-        self.log_change(request, pause, f"answered: {decision} (bulk)")
-        return {**line, "outcome": "done", "words": str(MESSAGE_ANSWERED).format(decision=decision_words(decision))}
 
     # --- permissions: answering is its own view; nothing is added, edited or deleted as a row
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -311,6 +276,10 @@ class InterruptAdmin(admin.ModelAdmin):
         ask = p.get("ask") or {}
         is_open = pause.status == Interrupt.Status.OPEN
         story = story_of(pause)
+        approvals = approvals_of(pause)
+        # Under a policy: who may answer it (its group; not twice; not whoever proposed or edited it).
+        why_not = Staff(request.user.get_username()).why_not(pause) if is_open else ""
+        may = is_open and self.has_answer_permission(request) and not why_not
         return {
             **story,
             "title": gettext("Pause: {tool}").format(tool=pause.tool or pause.get_kind_display()),
@@ -326,7 +295,10 @@ class InterruptAdmin(admin.ModelAdmin):
             "ask_prompt": ask.get("prompt", ""),
             "buttons": [(d, decision_words(d)) for d in buttons_of(pause)]
             if pause.kind != Interrupt.Kind.ASK else [],
-            "can_answer": is_open and self.has_answer_permission(request),
+            "can_answer": may,
+            "why_not": why_not if is_open and self.has_answer_permission(request) else "",
+            "approvals": {"count": count_words(approvals), "given": given_rows(approvals),
+                          "group": group_words(approvals)} if approvals is not None else None,
             "token": token_for(pause) if is_open else "",
             "answered": self.answered_column(pause),
             "answer_url": reverse("admin:threads_interrupt_answer", args=[pause.pk]),
@@ -334,7 +306,7 @@ class InterruptAdmin(admin.ModelAdmin):
             "age": self.age_column(pause),
             # A mirrored call is edited through its bridge (an edit decision), which checks the tool.
             "can_edit": is_open and pause.kind == Interrupt.Kind.CONFIRM and pause.step_id is not None
-            and not pause.payload.get("handback") and self.has_answer_permission(request),
+            and not pause.payload.get("handback") and may,
             "edit_url": reverse("admin:threads_interrupt_edit", args=[pause.pk]),
             "edited_by": sorted(edited_by(pause.step_id)) if pause.kind == Interrupt.Kind.CONFIRM else [],
             "successor": successor_of(pause) if pause.status == Interrupt.Status.EDITED else None,
@@ -360,6 +332,14 @@ class InterruptAdmin(admin.ModelAdmin):
             result = pause_answer(thread_id=pause.thread_id, pause_id=pause.pk, decision=decision,
                                   token=str(request.POST.get("token", "")), answer=answer,
                                   by=request.user.get_username(), via=Interrupt.Via.CONSOLE)
+        except ApprovalRecorded as exc:  # short of a policy's quorum: recorded; the pause waits for the others
+            self.log_change(request, pause, f"approved: {decision} ({len(exc.approvals.get('given') or [])} "
+                                            f"of {exc.approvals.get('needed')})")
+            messages.success(request, recorded_message(exc.approvals))
+            return HttpResponseRedirect(reverse("admin:threads_interrupt_change", args=[pause.pk]))
+        except NotAnApprover as exc:  # outside the policy's group, or its proposer: nothing changed
+            messages.error(request, str(exc.detail))
+            return HttpResponseRedirect(reverse("admin:threads_interrupt_change", args=[pause.pk]))
         except Stale as exc:
             messages.error(request, stale_message(exc.extra))
         except (InvalidDecision, InvalidAnswer, NotFound) as exc:

@@ -229,8 +229,9 @@ def test_the_decisions_page_lists_each_answer_with_who_and_where_from_and_its_cs
     response = ana.get("/admin/approvals/decision/csv/?person=ana")
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
-    assert rows[0] == ["when", "who", "pause", "call", "thread", "agent", "decision", "from where"]
-    assert [r[1:3] + r[4:] for r in rows[1:]] == [["ana", by_row["id"], by_row["key"], "Shop", "Approve", "console"]]
+    assert rows[0] == ["when", "who", "pause", "call", "thread", "agent", "decision", "from where", "approvals"]
+    assert [r[1:3] + r[4:] for r in rows[1:]] == [["ana", by_row["id"], by_row["key"], "Shop", "Approve", "console",
+                                                   ""]]  # no policy: no approvals
     everything = list(csv.reader(io.StringIO(b"".join(ana.get("/admin/approvals/decision/csv/")
                                                         .streaming_content).decode("utf-8-sig"))))
     assert [r[4] for r in everything[1:]] == [by_customer["key"], by_row["key"]]  # staff's name: the key

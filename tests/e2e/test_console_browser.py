@@ -36,12 +36,13 @@ if not Path(CHROMIUM).exists():
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-def createstaff(data_dir: Path, name: str, *, operator: bool = False) -> str:
+def createstaff(data_dir: Path, name: str, *, operator: bool = False, groups: tuple[str, ...] = ()) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("STALWART_AGENT_FILE", "DJANGO_SETTINGS_MODULE",
                                                              "SECRET_KEY")}
     env["STALWART_DATA_DIR"] = str(data_dir)
     result = subprocess.run([sys.executable, "-m", "stalwart_site.cli", "createstaff", name,
-                             *(["--operator"] if operator else [])], cwd=ROOT, env=env, capture_output=True,
+                             *(["--operator"] if operator else []), *(a for g in groups for a in ("--group", g))],
+                            cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return re.search(r"One-time password: (\S+)", result.stdout).group(1)  # type: ignore[union-attr]
