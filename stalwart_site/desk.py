@@ -8,7 +8,16 @@
 
 ``Reply`` mirrors the HTTP message answer (docs/http-api.md): ``.text``,
 ``.waiting``, ``.refusals``, ``.steps``, ``.rollback`` and ``.data`` (the
-whole answer). The Desk answers as its own session, through the same
+whole answer).
+
+Under an approval policy (docs/policies.md), an approval short of the quorum
+is not an error: ``resume`` and ``confirm`` return a ``Reply`` whose
+``.recorded`` is HTTP's 202 body (``{"status": "approval_recorded",
+"detail", "interrupt_id", "approvals"}``), whose ``.text`` says so and whose
+``.waiting`` lists the thread's open pauses, that one still among them with
+its ``approvals``; nothing ran. An answer the policy does not let the Desk
+give raises ``threads.errors.NotAnApprover``, as a stale answer raises
+``Stale``. The Desk answers as its own session, through the same
 services and claims as the HTTP routes; ``resume`` checks the token it is
 given, ``confirm`` answers the pause it finds inside the answer's own unit
 of work (so no token goes out and back).
@@ -34,6 +43,7 @@ class Reply:
     refusals: list[dict[str, Any]] = field(default_factory=list)
     steps: list[dict[str, Any]] = field(default_factory=list)
     rollback: Any = None
+    recorded: dict[str, Any] | None = None  # an approval short of a policy's quorum (see the module's docstring)
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> Reply:
@@ -101,29 +111,46 @@ class Desk:
         except NotFound as exc:
             raise NotFound(DETAIL_NOT_THIS_SESSION.format(thread=thread)) from exc
 
+    def _recorded(self, thread: str, recorded: Any) -> Reply:
+        """An approval short of a policy's quorum: recorded, nothing ran, the pause still waits."""
+        body = recorded.body()
+        waiting = self.waiting(thread)
+        return Reply(data={**body, "thread": thread, "waiting": waiting}, text=body["detail"], waiting=waiting,
+                     recorded=body)
+
     def resume(self, thread: str, interrupt_id: str, decision: str, token: str | None = None,
                answer: Any = None) -> Reply:
-        """Answer the pause ``interrupt_id`` (with the token it shows, unless given)."""
+        """Answer the pause ``interrupt_id`` (with the token it shows, unless given). Under an approval
+        policy, an approval short of its quorum returns a Reply with ``.recorded`` set and the pause
+        still in ``.waiting``; an answer the policy refuses raises ``NotAnApprover``."""
         from threads.engine import Via, open_pauses, pause_answer
+        from threads.errors import ApprovalRecorded
 
         thread_id = self._thread(thread)
         if token is None:
             token = next((p.token for p in open_pauses(thread_id) if p.id == interrupt_id), "")
-        return Reply.of(pause_answer(thread_id=thread_id, pause_id=interrupt_id, decision=decision, token=token,
-                                     answer=answer, by="desk", via=Via.PYTHON).to_json())
+        try:
+            return Reply.of(pause_answer(thread_id=thread_id, pause_id=interrupt_id, decision=decision,
+                                         token=token, answer=answer, by="desk", via=Via.PYTHON).to_json())
+        except ApprovalRecorded as recorded:
+            return self._recorded(thread, recorded)
 
     def confirm(self, thread: str, decision: str, waiting: str | None = None, answer: Any = None) -> Reply:
         """Answer the pause ``waiting`` (an id), or the oldest that waits. The
         pause is found inside the answer's own unit of work, with the thread's
         session checked in the same read; no token goes out and back, since
-        the pause answered is the one found there (``resume`` takes a token)."""
+        the pause answered is the one found there (``resume`` takes a token). Under an approval
+        policy, as ``resume``: a Reply with ``.recorded`` short of the quorum, ``NotAnApprover`` when
+        the policy does not let the Desk answer."""
         from threads.engine import Via, pause_answer
-        from threads.errors import NotFound
+        from threads.errors import ApprovalRecorded, NotFound
 
         try:
             return Reply.of(pause_answer(thread_id=self.key(thread), pause_id=waiting, decision=decision, token="",
                                          check_token=False, session_hash=self._session_hash, answer=answer,
                                          by="desk", via=Via.PYTHON).to_json())
+        except ApprovalRecorded as recorded:
+            return self._recorded(thread, recorded)
         except NotFound:
             self._thread(thread)  # a thread not this session's: the 404 that says so; else no such pause
             if waiting:

@@ -162,7 +162,7 @@ def interrupt_of(pause: PauseView, *, tool_schema: dict[str, Any] | None = None)
     shown = pause.to_json()
     stalwart = {k: shown.get(k) for k in ("token", "kind", "run", "step", "tool", "arguments", "reasons",
                                            "irreversible", "choices", "question")}
-    for extra in ("ask", "argument", "undo_of", "left", "error", "labels"):
+    for extra in ("ask", "argument", "undo_of", "left", "error", "labels", "approvals"):
         if extra in shown:
             stalwart[extra] = shown[extra]
     return Interrupt(

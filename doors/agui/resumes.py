@@ -15,9 +15,14 @@ Whether each pause is still open, past its deadline or shown with that
 token is the engine's to decide, in one unit of work with the claims: a
 refusal of any entry changes nothing, and comes back as a ``RUN_ERROR``
 (``interrupt_stale``, ``expired``, ``pending_interrupts``,
-``invalid_answer``). The resume is named in the replay journal by the
-pauses it answers: the same resume again replays its events; other answers
-to the same pauses are ``interrupt_stale``.
+``invalid_answer``, ``not_an_approver``). The resume is named in the replay
+journal by the pauses it answers: the same resume again replays its events;
+other answers to the same pauses are ``interrupt_stale``. Under an approval
+policy (docs/policies.md), an approval short of the quorum is recorded and
+its pause stays open: the run ends with it still pending (its
+``metadata.stalwart.approvals`` says who approved); a resume that only
+recorded approvals keeps nothing to replay, so a later answer to the same
+pauses (a skip) is taken.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from threads.engine import (
     Via,
     pause_read,
     pauses_answer,
+    replay_expire,
     run_read,
 )
 from threads.errors import InvalidAnswer, InvalidDecision, NotFound, PausesPending, Stale, StalwartError
@@ -91,6 +97,12 @@ def resume(req: Request, opened: bool) -> list[BaseEvent]:
         return replayed(done.replayed, asked, req, ("interrupt_stale", _(
             "These pauses were answered already, otherwise: what was decided stands.")),
             unkept=lambda: _as_they_stand(req, planned))
+    if done.recorded and not done.answers and done.replay_id is not None:
+        # Only approvals short of a policy's quorum: nothing was decided, so nothing is kept to replay; the
+        # same resume again records nothing new, and another answer to these pauses (a skip) is taken.
+        out = answered(None, lambda: _events(req, done, planned, before))
+        replay_expire(done.replay_id)
+        return out
     return answered(done.replay_id, lambda: _events(req, done, planned, before))
 
 

@@ -53,10 +53,18 @@ ERROR_CODES = {
 }
 
 
-def errors(*statuses: int) -> dict[int, OpenApiResponse]:
-    """Error answers for ``@extend_schema(responses=...)``; every route also gets 500."""
-    return {code: OpenApiResponse(response=ERROR, description=ERROR_CODES[code])
+def errors(*statuses: int, **described: str) -> dict[int, OpenApiResponse]:
+    """Error answers for ``@extend_schema(responses=...)``; every route also gets 500. ``described``
+    (``e403="..."``) replaces one status's description for a route whose codes differ."""
+    return {code: OpenApiResponse(response=ERROR, description=described.get(f"e{code}", ERROR_CODES[code]))
             for code in sorted({*statuses, 500})}
+
+
+APPROVAL_RECORDED_WHEN = ("`approval_recorded`: an approval short of the quorum a policy asks for; the call waits "
+                          "for the other approvals and nothing runs yet.")
+RESUME_403 = ("`not_an_approver`: a policy covers this pause and does not let this caller answer it: only staff "
+              "in the policy's group answer it (in the console), or the caller proposed the call itself "
+              "(docs/policies.md). Nothing changes.")
 
 
 ARGUMENT: dict[str, Any] = {
@@ -64,6 +72,34 @@ ARGUMENT: dict[str, Any] = {
     "required": ["name", "value", "origin"],
     "properties": {"name": {"type": "string"}, "value": {}, "origin": {"type": "string"},
                    "field": {}},
+}
+
+APPROVALS: dict[str, Any] = {
+    "type": "object",
+    "description": "On a pause an approval policy covers (docs/policies.md): how many distinct approvals the "
+                   "call needs, who gave them so far (name, door, time) and the staff group(s) that must give "
+                   "them, if any.",
+    "required": ["needed", "given", "group"],
+    "properties": {
+        "needed": {"type": "integer", "minimum": 1},
+        "given": {"type": "array", "items": {
+            "type": "object", "required": ["by", "at", "door"],
+            "properties": {"by": {"type": "string"}, "at": {"type": "string"}, "door": {"type": "string"}}}},
+        "group": {"type": ["string", "array", "null"], "items": {"type": "string"}},
+    },
+}
+
+APPROVAL_RECORDED: dict[str, Any] = {
+    "type": "object",
+    "description": "An approval short of the quorum a policy asks for (docs/policies.md): recorded, and the "
+                   "pause stays open, with the same id and token, for the other approvers.",
+    "required": ["status", "detail", "interrupt_id", "approvals"],
+    "properties": {
+        "status": {"const": "approval_recorded"},
+        "detail": {"type": "string"},
+        "interrupt_id": {"type": "string"},
+        "approvals": APPROVALS,
+    },
 }
 
 PAUSE: dict[str, Any] = {
@@ -88,6 +124,7 @@ PAUSE: dict[str, Any] = {
         "run": {"type": "string", "description": "The run that waits on it."},
         "ask": {"type": ["object", "null"]},
         "argument": NULLABLE_STRING,
+        "approvals": APPROVALS,
     },
 }
 
@@ -224,7 +261,7 @@ THREAD_KEY = OpenApiParameter(
 NAMED: dict[str, dict[str, Any]] = {
     "MessageAnswer": MESSAGE_ANSWER, "Interrupts": INTERRUPTS, "Plan": PLAN, "Config": CONFIG, "Health": HEALTH,
     "Pause": PAUSE, "Step": STEP, "Argument": ARGUMENT, "Error": ERROR, "Rollback": ROLLBACK,
-    "Feedback": FEEDBACK_TAKEN,
+    "Feedback": FEEDBACK_TAKEN, "Approvals": APPROVALS, "ApprovalRecorded": APPROVAL_RECORDED,
 }
 
 AUTHORIZATION = OpenApiParameter(

@@ -6,7 +6,7 @@ import logging
 
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -38,7 +38,9 @@ class ThreadResumeApi(SessionApi):
     @extend_schema(
         operation_id="thread_resume", summary="Answer one pause; the others stay open",
         request=ResumeSerializer, parameters=[doc.THREAD_ID, doc.SESSION, doc.SIGNATURE, doc.CLIENT],
-        responses={200: doc.MESSAGE_ANSWER, **doc.errors(400, 401, 404, 409, 413, 415, 422)},
+        responses={200: doc.MESSAGE_ANSWER,
+                   202: OpenApiResponse(response=doc.APPROVAL_RECORDED, description=doc.APPROVAL_RECORDED_WHEN),
+                   **doc.errors(400, 401, 403, 404, 409, 413, 415, 422, e403=doc.RESUME_403)},
     )
     def post(self, request: Request, thread_id: str) -> Response:
         secret = getattr(settings, "STALWART_RESUME_SECRET", "")

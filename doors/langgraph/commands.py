@@ -3,7 +3,10 @@ Server API"): each value mapped to the pause it answers (``answers_of``) and giv
 answer is (``answers.resume``: the interrupt still pending with the same value, the claim, who
 answered), token-free because the caller holds no token: bound instead to the interrupt pending
 now. A stale one is ``409 interrupt_stale`` and changes nothing; every value is checked before
-any is given.
+any is given. Under an approval policy (docs/policies.md) the engine decides who may answer: an
+approval short of the quorum is kept and the run ends with the graph still interrupted, its
+interrupt showing the approvals (``server.shown``); an answer the policy refuses is ``403
+not_an_approver`` and changes nothing.
 
 | resume value | decision |
 |---|---|
@@ -23,7 +26,7 @@ from doors.langgraph import answers
 from doors.langgraph.bridge import Bridge
 from doors.langgraph.values import is_hitl, is_human_interrupt, is_tool_approval, jsonable
 from threads.engine import PauseView
-from threads.errors import BadRequest, InvalidAnswer, Stale
+from threads.errors import ApprovalRecorded, BadRequest, InvalidAnswer, Stale
 
 DETAIL_NOTHING_WAITS = _("Nothing of this thread waits on an answer: it went on without this one.")
 DETAIL_SEVERAL = _("Several interrupts of this thread wait: resume with {interrupt id: value} for each.")
@@ -58,9 +61,18 @@ def resume_command(bridge: Bridge, graph_thread: str, resume: Any, *, by: str, v
             pauses = sorted((p for p in waiting if p.run == row.run), key=lambda p: p.step or 0)
             given += answers_of(pending[str(interrupt)][0], value, pauses)  # all checked before any is given
         outcome: dict[str, Any] = bridge.answer(graph_thread, resumed=False)
+        recorded = False
         for pause, decision, answer in given:
-            outcome = answers.resume(bridge, graph_thread, {"interrupt_id": pause.id, "decision": decision,
-                                                            "token": pause.token, "answer": answer}, by=by, via=via)
+            try:
+                outcome = answers.resume(bridge, graph_thread, {"interrupt_id": pause.id, "decision": decision,
+                                                                "token": pause.token, "answer": answer},
+                                         by=by, via=via)
+            except ApprovalRecorded:
+                # Short of an approval policy's quorum: kept, and the pause still waits; the run ends with the
+                # graph interrupted as it was (its interrupt showing the approvals), as when it stops again.
+                recorded = True
+        if recorded:
+            outcome = bridge.answer(graph_thread, resumed=False)
         return outcome
 
 

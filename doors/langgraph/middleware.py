@@ -23,7 +23,13 @@ declarations) or an agent file. What the check decides:
   ``"stalwart": {"pause_id", "token"}``. The resume value (``{"decisions":
   [{"type": "approve"}]}``, ``{"type": "reject"}``, or ``"approve"``) answers
   the pause through the same claim as any answer, and an approved write is
-  sent by the engine with its receipt stored first.
+  sent by the engine with its receipt stored first. Under an approval
+  policy (docs/policies.md) the engine decides who may answer: an approval
+  short of the quorum, or an answer the policy does not take, leaves the
+  graph interrupted again with the same pause, its ``stalwart.approvals``
+  saying who approved so far (and ``stalwart.not_an_approver`` why an answer
+  was not taken); the call runs once the last approval needed comes (from
+  the console), on the graph's next resume.
 
 The graph's tool call (its thread and the model's tool call id) names the
 proposal in the engine's replay journal (door ``langchain``, kind
@@ -48,7 +54,7 @@ from langgraph.types import Command, interrupt
 
 from catalogue import registry
 from catalogue.agentfile import load_agent_file
-from threads.errors import CallRefused, Stale
+from threads.errors import ApprovalRecorded, CallRefused, NotAnApprover, Stale
 
 if TYPE_CHECKING:
     from threads.engine import Outcome
@@ -134,20 +140,50 @@ class StalwartMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         outcome = answer.outcome()
         if outcome.waits and outcome.pause is not None:
             pause = outcome.pause
-            decision = _decision_of(interrupt({
-                "action_requests": [{"name": tool, "args": arguments, "description": pause.question}],
-                "review_configs": [{"action_name": tool, "allowed_decisions": ["approve", "reject"]}],
-                "stalwart": {"pause_id": pause.id, "token": pause.token},
-            }))
-            try:
-                answer = pause_answer(thread_id=thread_id, pause_id=pause.id, decision=decision, token=pause.token,
-                                      by="langgraph", via=Via.LANGGRAPH)
-            except Stale:  # answered already (this node ran before, or in the console): what it became
-                answer = run_read(outcome.run)
+            asked = _request(tool, arguments, pause.question, pause.id, pause.token, pause.extra.get("approvals"))
+            while True:
+                decision = _decision_of(interrupt(asked))
+                try:
+                    answer = pause_answer(thread_id=thread_id, pause_id=pause.id, decision=decision,
+                                          token=pause.token, by="langgraph", via=Via.LANGGRAPH)
+                except Stale:  # answered already (this node ran before, or in the console): what it became
+                    answer = run_read(outcome.run)
+                except (ApprovalRecorded, NotAnApprover) as kept:
+                    # Under an approval policy: an approval short of its quorum is kept, or the policy does not
+                    # take this answer; either way the call still waits for the people the policy names. The
+                    # graph is interrupted again, showing the approvals so far (and why, when refused).
+                    approvals = kept.approvals if isinstance(kept, ApprovalRecorded) else \
+                        _approvals_now(thread_id, pause.id, pause.extra.get("approvals"))
+                    refused = str(kept.detail) if isinstance(kept, NotAnApprover) else ""
+                    asked = _request(tool, arguments, pause.question, pause.id, pause.token, approvals, refused)
+                    continue
+                break
             outcome = answer.outcome()
         if replay_id is not None and still_open and not outcome.waits:
             replay_keep(replay_id)  # settled: the same call again finds this run, and nothing is held
         return _message(outcome, tool, call_id)
+
+
+def _request(tool: str, arguments: dict[str, Any], question: str, pause_id: str, token: str,
+             approvals: dict[str, Any] | None, refused: str = "") -> dict[str, Any]:
+    """The ``HITLRequest``-shaped value a waiting write interrupts the graph with; under an approval
+    policy, ``stalwart.approvals`` (who approved so far, of how many) and, when the policy did not take
+    the last answer, ``stalwart.not_an_approver`` (why)."""
+    stalwart: dict[str, Any] = {"pause_id": pause_id, "token": token}
+    if approvals is not None:
+        stalwart["approvals"] = approvals
+    if refused:
+        stalwart["not_an_approver"] = refused
+    return {"action_requests": [{"name": tool, "args": arguments, "description": question}],
+            "review_configs": [{"action_name": tool, "allowed_decisions": ["approve", "reject"]}],
+            "stalwart": stalwart}
+
+
+def _approvals_now(thread_id: str, pause_id: str, known: dict[str, Any] | None) -> dict[str, Any] | None:
+    from threads.engine import pause_read
+
+    now = pause_read(pause_id, thread_id=thread_id)
+    return now.extra.get("approvals", known) if now is not None else known
 
 
 def _batch(request: Any) -> set[tuple[str, str]] | None:

@@ -62,6 +62,7 @@ DETAIL_METADATA = _("metadata must be a JSON object.")
 DETAIL_CONTEXT = _("context must be a JSON object.")
 DETAIL_LIMIT = _("limit is a whole number from 1 to 1000 and offset one from 0.")
 DETAIL_SORT = _("sort_by is one of thread_id, status, created_at and updated_at; sort_order asc or desc.")
+DETAIL_APPROVALS = _("Approvals: {given} of {needed}.")
 DETAIL_STATUS = _("status is one of idle, busy, interrupted and error.")
 # Run-body keys that would start a run elsewhere than the thread's latest state, stop it where no person
 # asked, or call out: refused when given (a null is as good as absent).
@@ -109,19 +110,24 @@ def _checkpoint(config: Any) -> dict[str, Any] | None:
 
 
 def proposals(bridge: Bridge, graph_thread: str) -> dict[str, dict[int, dict[str, Any]]]:
-    """What waits now, per interrupt and action (0, 1, ...): the arguments of its open pause. After an
-    edit, that is the edited call, which waits for its own approval: what a reader is shown, and
-    what an ``accept`` approves."""
+    """What waits now, per interrupt and action (0, 1, ...): ``{"args": ..., "approvals"?: ...}``, the
+    arguments of its open pause and, under an approval policy (docs/policies.md), the approvals it needs
+    and those given so far. After an edit, that is the edited call, which waits for its own approval:
+    what a reader is shown, and what an ``accept`` approves."""
     rows = {r.run: str(r.meta.get("interrupt")) for r in bridge.rows(graph_thread, ("open",))}
     found: dict[str, dict[int, dict[str, Any]]] = {}
     for pause in bridge.waiting(graph_thread):
         if pause.run in rows and pause.step and pause.kind == "confirm":
-            found.setdefault(rows[pause.run], {})[pause.step - 1] = pause.values
+            now: dict[str, Any] = {"args": pause.values}
+            if pause.extra.get("approvals") is not None:
+                now["approvals"] = pause.extra["approvals"]
+            found.setdefault(rows[pause.run], {})[pause.step - 1] = now
     return found
 
 
 def shown(interrupt: Any, now: dict[str, dict[int, dict[str, Any]]]) -> dict[str, Any]:
-    """An interrupt as the API shows it, each call's arguments those that wait now (``proposals``)."""
+    """An interrupt as the API shows it, each call's arguments those that wait now (``proposals``), and
+    each call under an approval policy with its ``approvals`` (who approved so far, of how many)."""
     out = interrupt_json(interrupt)
     edits = now.get(out["id"])
     value = out["value"]
@@ -131,12 +137,25 @@ def shown(interrupt: Any, now: dict[str, dict[int, dict[str, Any]]]) -> dict[str
         items = value if isinstance(value, list) else [value]
         for i, item in enumerate(items):
             if i in edits:
-                item["action_request"]["args"] = edits[i]
+                item["action_request"]["args"] = edits[i]["args"]
+                if "approvals" in edits[i]:
+                    item["approvals"] = edits[i]["approvals"]
+                    item["description"] = _with_approvals(item.get("description"), edits[i]["approvals"])
     elif is_hitl(value):
         for i, action in enumerate(value["action_requests"]):
             if i in edits and isinstance(action, dict):
-                action["args"] = edits[i]
+                action["args"] = edits[i]["args"]
+                if "approvals" in edits[i]:
+                    action["approvals"] = edits[i]["approvals"]
+    elif isinstance(value, dict) and 0 in edits and "approvals" in edits[0]:  # one call (tool_approval)
+        value["approvals"] = edits[0]["approvals"]
     return out
+
+
+def _with_approvals(description: Any, approvals: dict[str, Any]) -> str:
+    """A HumanInterrupt's description (what Agent Inbox shows), with how many approvals it has."""
+    said = str(DETAIL_APPROVALS).format(given=len(approvals.get("given") or []), needed=approvals.get("needed", 1))
+    return f"{description}\n\n{said}" if description else said
 
 
 def state_json(snapshot: Any, now: dict[str, dict[int, dict[str, Any]]] | None = None) -> dict[str, Any]:

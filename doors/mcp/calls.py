@@ -32,6 +32,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
 from approvals.status import status_url
 from catalogue import registry
 from catalogue.agentfile import AgentSpec
@@ -48,7 +51,7 @@ from threads.engine import (
     replay_delivered,
     run_read,
 )
-from threads.errors import CallRefused, Stale
+from threads.errors import ApprovalRecorded, CallRefused, NotAnApprover, Stale
 from threads.keys import thread_key
 from threads.tokens import canonical
 
@@ -57,6 +60,8 @@ PAUSE_ID_MAX = 64  # a pause's id column
 UNKNOWN_TOOL = "unknown_tool"  # the check's rule for a tool the catalogue does not list
 LOCAL = "local"
 DOOR = "mcp"
+TEXT_APPROVERS = _("The approval policy on this call did not take your answer ({reason}); it waits for the "
+                   "people the policy names ({given} of {needed} approvals).")
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,7 @@ class Held:
     outcome: Outcome
     replay_id: int | None = None
     lost: bool = False  # the client's own answer came after another's
+    refused: str = ""  # why an approval policy did not take the client's own answer (docs/policies.md)
 
     @property
     def waits(self) -> bool:
@@ -163,8 +169,8 @@ def call_start(caller: Caller, agent: AgentSpec, tool: str, arguments: dict[str,
 
 
 def call_outcome(held: Held) -> Held:
-    """What the held call became, read now."""
-    return Held(run_read(held.outcome.run).outcome(), held.replay_id)
+    """What the held call became, read now (still saying why a policy did not take the client's answer)."""
+    return Held(run_read(held.outcome.run).outcome(), held.replay_id, refused=held.refused)
 
 
 def delivered(replay_id: int | None) -> None:
@@ -188,9 +194,32 @@ def pause_url(pause_id: str, base: str = "") -> str:
     return status_url(pause_id, base)
 
 
+def pause_shown(pause: PauseView, base: str = "") -> dict[str, Any]:
+    """A waiting call's pause as its result shows it; under an approval policy with its ``approvals``
+    (who approved so far, of how many: docs/policies.md)."""
+    shown = {"id": pause.id, "tool": pause.tool, "arguments": pause.arguments, "question": pause.question,
+             "url": pause_url(pause.id, base)}
+    if pause.extra.get("approvals"):
+        shown["approvals"] = pause.extra["approvals"]
+    return shown
+
+
+def refused_said(held: Held) -> str:
+    """Why the client's own answer was not taken, and what the call waits for ("" when it was taken)."""
+    if not held.refused or held.pause is None:
+        return ""
+    approvals = held.pause.extra.get("approvals") or {}
+    return gettext(TEXT_APPROVERS).format(reason=held.refused.rstrip("."), given=len(approvals.get("given") or []),
+                                          needed=approvals.get("needed", 1)) + " "
+
+
 def answer_for(caller: Caller, held: Held, decision: str) -> Held:
     """The MCP client itself answers (form elicitation, ``mcp: {approver: client}``):
-    through the same claim as every answer; a loser is told what won."""
+    through the same claim as every answer; a loser is told what won. Under an approval policy
+    (docs/policies.md) the engine decides who may answer: the client that proposed the call may not
+    approve it, nor may anyone outside a named staff group (``NotAnApprover``); the call then waits for
+    the people the policy names, with ``refused`` saying why. An approval short of the quorum leaves it
+    waiting too."""
     pause = held.pause
     assert pause is not None
     try:
@@ -198,4 +227,8 @@ def answer_for(caller: Caller, held: Held, decision: str) -> Held:
                               by=caller.name, via=Via.MCP)
     except Stale:
         return Held(run_read(pause.run).outcome(), held.replay_id, lost=True)
+    except NotAnApprover as refused:
+        return Held(run_read(pause.run).outcome(), held.replay_id, refused=str(refused.detail))
+    except ApprovalRecorded:
+        return Held(run_read(pause.run).outcome(), held.replay_id)
     return Held(answer.outcome(), held.replay_id)

@@ -351,12 +351,12 @@ class Gateway:
                 "status": "refused", "rule": outcome.rule, "sentence": outcome.sentence})
         pause = outcome.pause
         if status in ("waiting", "outcome_unknown", "saga_stuck") and pause is not None:
-            shown = {"id": pause.id, "tool": pause.tool, "arguments": pause.arguments, "question": pause.question,
-                     "url": calls.pause_url(pause.id, base)}
+            shown = calls.pause_shown(pause, base)
             words = {"waiting": TEXT_WAITING, "outcome_unknown": TEXT_UNKNOWN, "saga_stuck": TEXT_STUCK}
-            sentence = gettext(words[status]).format(tool=pause.tool or tool, pause=pause.id, url=shown["url"],
-                                                     status_tool=calls.PAUSE_STATUS_TOOL)
-            return types.CallToolResult(content=_text(sentence), structured_content={"status": status, "pause": shown})
+            sentence = calls.refused_said(held) + gettext(words[status]).format(
+                tool=pause.tool or tool, pause=pause.id, url=shown["url"], status_tool=calls.PAUSE_STATUS_TOOL)
+            body = {"status": status, "pause": shown, **({"not_an_approver": held.refused} if held.refused else {})}
+            return types.CallToolResult(content=_text(sentence), structured_content=body)
         if status == "waiting":  # on its way (an approved call being sent)
             return types.CallToolResult(content=_text(outcome.reply or status),
                                         structured_content={"status": "waiting", "run": outcome.run})

@@ -72,7 +72,14 @@ def test_every_operation_describes_its_body_answers_and_errors(document):
     assert {"400", "404", "409", "413", "422"} <= set(messages["responses"])
     assert "Idempotency-Key" in [p["name"] for p in messages["parameters"]]
     resume = document["paths"]["/threads/{thread_id}/resume"]["post"]
-    assert {"400", "401", "404", "409", "422"} <= set(resume["responses"])
+    assert {"400", "401", "403", "404", "409", "422"} <= set(resume["responses"])
+    assert "not_an_approver" in resume["responses"]["403"]["description"]
+    recorded = resume["responses"]["202"]["content"]["application/json"]["schema"]["$ref"]
+    assert recorded == "#/components/schemas/ApprovalRecorded"
+    assert set(schemas["ApprovalRecorded"]["required"]) == {"status", "detail", "interrupt_id", "approvals"}
+    assert schemas["ApprovalRecorded"]["properties"]["approvals"] == {"$ref": "#/components/schemas/Approvals"}
+    assert schemas["Pause"]["properties"]["approvals"] == {"$ref": "#/components/schemas/Approvals"}
+    assert set(schemas["Approvals"]["required"]) == {"needed", "given", "group"}
     body = schemas[resume["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]]
     assert set(body["required"]) == {"interrupt_id", "decision", "token"}
     pause = schemas["Pause"]
