@@ -35,8 +35,8 @@ GROUP = [{"name": "finance-only", "when": {"tool": "charge_card"}, "approvers": 
 
 CONSOLE_ANSWERED = {"console", "mcp-2025-11-25", "mcp-2026-07-28", "mcp-stdio"}
 
-BRIDGE = ("the bridge mirrors its graph's HumanInTheLoopMiddleware interrupts as pauses with no check of the "
-          "agent file's policies yet (pol-doors: a policy on the bridge's mirrored pauses)")
+BRIDGE = ("interrupts mirrored from a graph are not put under the agent file's policies (docs/langgraph.md): a "
+          "graph's own interrupt waits for one answer, as it asks")
 NO_PROPOSER = "its caller proposes with no name of its own, so no answer of its can be told apart as the proposer's"
 NO_PROPOSER_LANGCHAIN = ("the middleware proposes as its agent and answers as the graph's caller: no answer of the "
                          "graph's caller is the proposer's")
@@ -46,17 +46,9 @@ BY_CONSOLE = "its answers are the console's, whose cell this is (a staff member 
 
 # Doors whose own shape of a recorded approval or of a refusal is not there yet: the run store's
 # assertions run, then the door's shape is skipped with this reason (the merge of pol-doors fills them).
-CONSOLE_MESSAGES = ("pol-console: the console's answer form does not yet say that an approval was recorded or "
-                    "that its staff member may not answer")
 MAPPING: dict[str, str] = {
-    "console": CONSOLE_MESSAGES,
-    "mcp-2025-11-25": f"pol-doors: a held call's structuredContent carries no approvals yet; {CONSOLE_MESSAGES}",
-    "mcp-2026-07-28": f"pol-doors: a held call's structuredContent carries no approvals yet; {CONSOLE_MESSAGES}",
-    "mcp-stdio": f"pol-doors: a held call's structuredContent carries no approvals yet; {CONSOLE_MESSAGES}",
-    "agui": "pol-doors: a resume short of the quorum does not yet finish with the interrupt still pending and "
-            "metadata.stalwart.approvals on it",
-    "langchain": "pol-doors: the middleware does not yet tell the graph's caller an approval was recorded or "
-                 "refused (the engine's ApprovalRecorded and NotAnApprover leave invoke)",
+    "console": "pol-console: the console's answer form does not yet say that an approval was recorded, or that its "
+               "staff member is outside the policy's group",
 }
 
 
@@ -201,34 +193,54 @@ def recorded_shape(door: Door, told: Answer, pause: Pause, count: int) -> str:
         ok = (told.extra.get("status") == 202 and body.get("status") == "approval_recorded"
               and body.get("interrupt_id") == pause.id and len(body["approvals"]["given"]) == count)
         return "" if ok else f"HTTP 202 approval_recorded with {count} given"
-    if door.id == "desk":
-        ok = told.code == "approval_recorded" and len((body or {}).get("approvals", {}).get("given", [])) == count
-        return "" if ok else f"ApprovalRecorded with {count} given"
-    if door.id in CONSOLE_ANSWERED:
-        if door.id == "console":
-            ok = not told.taken and bool(told.body) and "Answered:" not in str(told.body)
-            return "" if ok else "the console's message that the approval was recorded"
-        said = body if isinstance(body, dict) else {}
-        ok = said.get("status") == "waiting" and len((said.get("approvals") or {}).get("given", [])) == count
-        return "" if ok else f"the identical call's structuredContent: waiting, approvals with {count} given"
+    if door.id == "desk":  # a Reply with .recorded, the pause still waiting
+        ok = (body or {}).get("status") == "approval_recorded" and len(body["approvals"]["given"]) == count
+        return "" if ok else f"a Reply with .recorded, {count} given"
+    if door.id == "console":
+        ok = not told.taken and bool(told.body) and "Answered:" not in str(told.body)
+        return "" if ok else "the console's message that the approval was recorded"
+    if door.id in CONSOLE_ANSWERED:  # the client's identical call: still waiting, with the approvals so far
+        said = door.call().structured_content or {}  # type: ignore[attr-defined]
+        shown = said.get("pause") or {}
+        ok = said.get("status") == "waiting" and shown.get("id") == pause.id and len(
+            (shown.get("approvals") or {}).get("given", [])) == count
+        return "" if ok else f"the identical call's result: waiting on the pause, its approvals with {count} given"
     if door.id == "agui":
         from .doors.agui import finished
 
         done = finished(body) if isinstance(body, dict) and "events" in body else None
-        interrupts = (done or {}).get("outcome", {}).get("interrupts") or [] if done else []
+        interrupts = ((done or {}).get("outcome") or {}).get("interrupts") or []
         ok = [i["id"] for i in interrupts] == [pause.id] and len(
             interrupts[0]["metadata"]["stalwart"].get("approvals", {}).get("given", [])) == count
         return "" if ok else "RUN_FINISHED with the interrupt still pending and metadata.stalwart.approvals"
+    if door.id == "langchain":  # the graph interrupted again on the same pause, its approvals so far
+        stalwart = _interrupted(told)
+        ok = stalwart.get("pause_id") == pause.id and len((stalwart.get("approvals") or {}).get("given", [])) == count
+        return "" if ok else f"the graph interrupted again on the pause with stalwart.approvals, {count} given"
     return "the door's word for a recorded approval"
 
 
-def refused_shape(door: Door, told: Answer) -> str:
+def _interrupted(told: Answer) -> dict[str, Any]:
+    """The ``stalwart`` part of the interrupt a LangChain graph's resume ended at (empty when none)."""
+    pending = (told.body or {}).get("__interrupt__") if isinstance(told.body, dict) else None
+    return dict(pending[0].value.get("stalwart") or {}) if pending else {}
+
+
+def refused_shape(door: Door, told: Answer, pause: Pause) -> str:
     """What is missing from the door's answer refusing an answer as not an approver's."""
     if told.extra.get("raised"):
         return "the door's own refusal (the engine's NotAnApprover left the door's call)"
-    if door.id == "console" or door.id in CONSOLE_ANSWERED:
+    if door.id == "console":
         ok = not told.taken and bool(told.body) and "Nothing changed" not in str(told.body)
         return "" if ok else "the console's message that this staff member may not answer"
+    if door.id in CONSOLE_ANSWERED:  # a staff member was refused (the console's cell); the client's call waits
+        said = door.call().structured_content or {}  # type: ignore[attr-defined]
+        ok = not told.taken and said.get("status") == "waiting" and (said.get("pause") or {}).get("id") == pause.id
+        return "" if ok else "the identical call's result: still waiting on the pause"
+    if door.id == "langchain":
+        ok = not told.taken and _interrupted(told).get("pause_id") == pause.id and bool(
+            _interrupted(told).get("not_an_approver"))
+        return "" if ok else "the graph interrupted again on the pause with stalwart.not_an_approver"
     ok = not told.taken and told.code == "not_an_approver"
     if door.id in ("http", "widget"):
         ok = ok and told.extra.get("status") == 403
@@ -282,7 +294,7 @@ def test_a_staff_member_who_edited_the_call_cannot_approve_it(door):
         assert len(given_by(door, successor)) == 1 and door.effects() == 0
     finally:
         other.close()
-    door_shapes(door, [refused_shape(door, refused)])
+    door_shapes(door, [refused_shape(door, refused, edited)])
 
 
 @pytest.mark.parametrize("door_id", ["mcp-2025-11-25"])
@@ -376,4 +388,4 @@ def test_an_answer_from_outside_the_group_is_refused_and_changes_nothing(group_d
     told = [answer(door, pause, door.decisions[d]) for d in ("approve", "skip")]
     untouched(door, pause.id)
     assert door.pause_row(pause.id)["decision"] in (None, "")
-    door_shapes(door, [refused_shape(door, t) for t in told])
+    door_shapes(door, [refused_shape(door, t, pause) for t in told])
