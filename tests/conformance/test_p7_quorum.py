@@ -122,8 +122,9 @@ def untouched(door: Door, pause_id: str) -> None:
 # -- people in the console ---------------------------------------------------------------------------
 
 class People:
-    """Staff members of a door's console, each a person of their own: ``approve(i, pause)`` answers as the
-    ``i``-th (on worker ``i % 2`` where the door's servers have two)."""
+    """Staff members of a door's console, each a person of their own: ``answer(i, pause, decision)`` answers
+    as the ``i``-th (on worker ``i % 2`` where the door's servers have two; in this process's console for the
+    doors that run in it)."""
 
     def __init__(self, door: Door) -> None:
         self.door = door
@@ -141,10 +142,6 @@ class People:
                 server = "bridge" if self.door.id.startswith("langgraph") else ("main", "second")[i % 2]
                 self._made[i] = Staff(estate.server(server).url, estate.data_dir)
         return self._made[i]
-
-    def name(self, i: int) -> str:
-        made = self._one(i)
-        return str(made.name) if isinstance(made, Staff) else str(made.session.get("_auth_user_id", i))
 
     def answer(self, i: int, pause: Pause, decision: str) -> Answer:
         """The ``i``-th person's answer on the pause's page; the message after, as an ``Answer``."""
