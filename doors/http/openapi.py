@@ -275,7 +275,7 @@ STREAM: dict[str, Any] = {  # a plain async Django view (no DRF), so described h
         "operationId": "thread_stream",
         "summary": "The thread's events as server-sent events, resumable with Last-Event-ID",
         "description": "`id: <n>` (the thread's own sequence), `event: <type>` (turn, step, waiting, answered, "
-                       "refused, reply, rollback, expired), `data: <JSON object>`; a comment every 15 s; "
+                       "refused, reply, rollback, expired, approval), `data: <JSON object>`; a comment every 15 s; "
                        "`Last-Event-ID: n` (or `?last_event_id=n`) replays from n+1, then goes live. Only the "
                        "thread's session (the header, or `?session=` where a client cannot set headers) and "
                        "staff may open it.",

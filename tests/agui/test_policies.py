@@ -7,6 +7,7 @@ leaves out gets ``RUN_ERROR`` ``not_an_approver`` and nothing changes."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -73,8 +74,9 @@ def test_outside_the_policys_group_a_resume_is_not_an_approver_and_changes_nothi
         assert types(refused) == ["RUN_STARTED", "RUN_ERROR"], refused["events"]
         assert refused["events"][1]["code"] == "not_an_approver" and refused["events"][1]["message"]
     assert pause_status(server.data_dir, interrupt["id"]) == "open" and shop.charges() == []
-    given = rows(server.data_dir, "SELECT payload FROM threads_interrupt WHERE id = ?", (interrupt["id"],))[0][0]
-    assert '"given": []' in given
+    payload = rows(server.data_dir, "SELECT payload FROM threads_interrupt WHERE id = ?", (interrupt["id"],))[0][0]
+    payload = json.loads(payload) if isinstance(payload, str) else payload  # SQLite: text; PostgreSQL: jsonb
+    assert payload["approvals"]["given"] == []
     shown = page.reloaded().run(connect=True)
     assert [i["id"] for i in shown["pendingInterrupts"]] == [interrupt["id"]]
 
