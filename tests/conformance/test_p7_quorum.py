@@ -294,37 +294,47 @@ def test_a_staff_member_who_edited_the_call_cannot_approve_it(door):
     door_shapes(door, [refused_shape(door, refused, edited)])
 
 
-@pytest.mark.parametrize("door_id", ["mcp-2025-11-25"])
+@pytest.mark.parametrize("door_id", ["mcp-2025-11-25", "mcp-2026-07-28"])
 def test_an_mcp_client_approving_its_own_call_is_told_it_waits_for_people(door_id, fresh):
     """``mcp: {approver: client}`` (the shop's ``Counter`` agent): the client that proposed the call answers
-    its own form with approve; that is no approval: nothing counted, nothing charged, the pause open."""
+    its own form with approve; that is no approval: nothing counted, nothing charged, the pause open, and the
+    call answered waiting on that pause, no error."""
+    import httpx2
     import mcp.types as types
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
     from tests.e2e.test_mcp_gateway import pause_rows
     from tests.support.mcp import mcp_session
 
     from .doors.mcp import run
 
-    me = unique("client")
+    me, url = unique("client"), f"{fresh.server().url}/mcp/Counter/"
+
+    async def approve(ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"decision": "approve"})
 
     async def scenario() -> Any:
-        async def answer(ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-            return types.ElicitResult(action="accept", content={"decision": "approve"})
-
-        async with mcp_session(f"{fresh.server().url}/mcp/Counter/", elicit=answer, name=me) as session:
-            return await session.call_tool("charge_card", {"order_id": "4411", "amount": 40})
+        if door_id == "mcp-2025-11-25":
+            async with mcp_session(url, elicit=approve, name=me) as session:
+                return await session.call_tool("charge_card", {"order_id": "4411", "amount": 40})
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(30, read=120)) as http:
+            async with Client(streamable_http_client(url, http_client=http), elicitation_callback=approve,
+                              client_info=types.Implementation(name=me, version="1")) as client:
+                return await client.call_tool("charge_card", {"order_id": "4411", "amount": 40})
 
     try:
         result: Any = run(scenario())
-    except Exception as exc:  # noqa: BLE001 - what the client was told, read below  # pragma: no cover
+    except Exception as exc:  # noqa: BLE001 - what the client was told, read below
         result = exc
     door = make_door(door_id, fresh)
     (found,) = pause_rows(fresh.data_dir, me)
     untouched(door, found[0])
     body = getattr(result, "structured_content", None) or {}
-    told_waiting = not getattr(result, "is_error", True) and body.get("status") == "waiting"
-    door_shapes(door, ["" if told_waiting else f"the held call's answer that it waits for people (structuredContent "
-                                               f"status waiting), not {str(result)[:200]!r}"])
+    told_waiting = (not getattr(result, "is_error", True) and body.get("status") == "waiting"
+                    and (body.get("pause") or {}).get("id") == found[0] and "approvals" in body["pause"])
+    door_shapes(door, ["" if told_waiting else f"the held call's answer that it waits for people (waiting on the "
+                                               f"pause, its approvals shown), not {str(result)[:200]!r}"])
 
 
 @pytest.mark.parametrize("door", doors({"langgraph": BRIDGE, "langgraph-api": BRIDGE, "langchain": ONE_RESUME}),
