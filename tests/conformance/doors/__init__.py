@@ -44,10 +44,10 @@ def make_door(door_id: str, estate: Any) -> Door:
 
     made: dict[str, Any] = {
         "http": lambda: HttpDoor(estate), "widget": lambda: WidgetDoor(estate), "console": lambda: ConsoleDoor(estate),
-        "desk": DeskDoor, "mcp-2025-11-25": lambda: McpDoor(estate), "mcp-2026-07-28": lambda: Mcp2026Door(estate),
+        "desk": lambda: DeskDoor(agent_file=estate.desk_agent_file), "mcp-2025-11-25": lambda: McpDoor(estate), "mcp-2026-07-28": lambda: Mcp2026Door(estate),
         "mcp-stdio": lambda: McpStdioDoor(estate), "agui": lambda: AguiDoor(estate),
         "langgraph": lambda: BridgeDoor(estate), "langgraph-api": lambda: AgentServerDoor(estate),
-        "langchain": LangChainDoor,
+        "langchain": lambda: LangChainDoor(policies=estate.policies),
     }
     return made[door_id]()  # type: ignore[no-any-return]
 

@@ -21,6 +21,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from tests.e2e.test_faults import rows as store_rows
 from tests.support.mcp import Console, gateway_agent_file, keys_revoked
 from tests.support.server import Server
@@ -79,12 +81,31 @@ def messages_of(page: str) -> str:
     return re.sub(r"\s+", " ", text.replace("&quot;", '"').replace("&#x27;", "'").replace("&amp;", "&")).strip()
 
 
+def with_policies(path: Path, policies: list[dict[str, Any]]) -> Path:
+    """``path``'s agent file with ``policies`` given to each of its agents (docs/policies.md), beside it."""
+    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for agent in spec["agents"]:
+        agent["policies"] = policies
+    made = path.with_name(f"{path.stem}-policies.yaml")
+    made.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    return made
+
+
 class Estate:
-    def __init__(self, folder: Path, tmp: Path) -> None:
+    """``policies``: the approval policies every agent of the shop's servers (and the Desk's file) gets, for
+    the promise that is about them (P7); none for the others."""
+
+    def __init__(self, folder: Path, tmp: Path, *, policies: list[dict[str, Any]] | None = None) -> None:
         self.data_dir = folder
         self.tmp = tmp
         self.agent_file = gateway_agent_file(self._folder("quick"), wait=1)
         self.held_agent_file = gateway_agent_file(self._folder("held"), wait=10)
+        self.policies = policies  # the LangChain middleware's agent file gets them too
+        self.desk_agent_file: Path | None = None  # the Desk's: the example shop's own file
+        if policies is not None:
+            self.agent_file = with_policies(self.agent_file, policies)
+            self.held_agent_file = with_policies(self.held_agent_file, policies)
+            self.desk_agent_file = self.agent_file
         self._servers: dict[str, Server] = {}
         self._staff: dict[str, Staff] = {}
         self._agui: Path | None = None

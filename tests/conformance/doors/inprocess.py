@@ -61,11 +61,15 @@ class DeskDoor(InProcess):
     id = "desk"
     via = "python"
 
-    def __init__(self, session: str | None = None) -> None:
+    def __init__(self, session: str | None = None, agent_file: Any = None) -> None:
+        """``agent_file``: another than the example shop's (P7's, with its policies), served by this
+        process only while the door is open."""
+        from catalogue import registry
         from stalwart_site.desk import Desk
 
         super().__init__()
-        self.desk = Desk(SHOP, session=session)
+        self._before = dict(registry._used) if agent_file else None
+        self.desk = Desk(agent_file or SHOP, session=session)
         self.thread = unique("desk")
 
     def propose(self) -> Pause:
@@ -81,3 +85,12 @@ class DeskDoor(InProcess):
         except StalwartError as err:
             return Answer(taken=False, code=err.code, body=err.body())
         return Answer(taken=True, outcome=step_outcome(reply.steps), body=reply.data)
+
+    def close(self) -> None:
+        if self._before is not None:  # the process's agent file as it was
+            from catalogue import registry
+
+            if self._before.get("path"):
+                registry.use(str(self._before["path"]), self._before.get("agent"))
+            else:
+                registry.forget()

@@ -9,6 +9,7 @@ call), and the LangChain middleware (``StalwartMiddleware`` in a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from typing import Any
@@ -181,16 +182,33 @@ class FreshIdsModel(ScriptedModel):
         return result
 
 
-def shop_agent(model: Any) -> Any:
-    """``tests/langgraph/shop_agent.py``'s agent over ``model``."""
+def shop_agent(model: Any, policies: list[dict[str, Any]] | None = None) -> Any:
+    """``tests/langgraph/shop_agent.py``'s agent over ``model``; with ``policies``, an agent of its own
+    (``ShopAgent-<digest of the policies>``) whose agent file gives them (docs/policies.md)."""
     from langchain.agents import create_agent
     from langgraph.checkpoint.memory import InMemorySaver
 
     from stalwart_site.langgraph import StalwartMiddleware
     from tests.langgraph.shop_agent import TOOLS
 
-    return create_agent(model, tools=TOOLS, name="shop-agent", checkpointer=InMemorySaver(),
-                        middleware=[StalwartMiddleware(TOOLS, agent="ShopAgent")])
+    if policies is None:
+        middleware = StalwartMiddleware(TOOLS, agent="ShopAgent")
+    else:
+        name = "ShopAgent-" + hashlib.sha256(json.dumps(policies, sort_keys=True).encode()).hexdigest()[:8]
+        middleware = StalwartMiddleware(agent_file_with(TOOLS, name, policies), agent=name)
+    return create_agent(model, tools=TOOLS, name="shop-agent", checkpointer=InMemorySaver(), middleware=[middleware])
+
+
+def agent_file_with(tools: list[Any], agent: str, policies: list[dict[str, Any]]) -> str:
+    """The agent file ``StalwartMiddleware`` writes for ``tools``, with ``policies`` given to its agent (beside it)."""
+    from stalwart_site.agent_middleware import agent_file_of
+
+    plain = agent_file_of(tools, agent)
+    spec = json.loads(plain.read_text(encoding="utf-8"))
+    spec["agents"][0]["policies"] = policies
+    made = plain.with_name(f"{plain.stem}-policies.json")
+    made.write_text(json.dumps(spec), encoding="utf-8")
+    return str(made)
 
 
 class LangChainDoor(InProcess):
@@ -204,9 +222,9 @@ class LangChainDoor(InProcess):
     decisions = {"approve": "approve", "skip": "reject"}
     recorded = {"reject": "skip"}  # the middleware's pause is a confirm: a rejection leaves the call out, a skip
 
-    def __init__(self, model: Any = None) -> None:
+    def __init__(self, model: Any = None, policies: list[dict[str, Any]] | None = None) -> None:
         super().__init__()
-        self.agent = shop_agent(model or FreshIdsModel())
+        self.agent = shop_agent(model or FreshIdsModel(), policies)
         self.thread = unique("lc")
         self.config = {"configurable": {"thread_id": self.thread}}
         self.interrupt_id = ""
