@@ -96,6 +96,7 @@ print(json.dumps(out))
 def policy_agent(folder: Path, language: str) -> Path:
     """The shop's agent file in ``language``, with the two policies."""
     text = SHOP.read_text(encoding="utf-8")
+    text = text[:text.index("    policies:\n")]  # the shop's own policies (its last key) give way to these
     text = text.replace("vocabulary: vocabulary.yaml", f"vocabulary: {SHOP.parent / 'vocabulary.yaml'}")
     text = text.replace("    language: en\n", f"    language: {language}\n")
     text = text.replace("    withdrawn: []\n", "    withdrawn: []\n" + POLICIES.format(**NAMES[language]))

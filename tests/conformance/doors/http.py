@@ -5,6 +5,8 @@ the pause's page in the Django admin)."""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import httpx
@@ -89,8 +91,18 @@ class ConsoleDoor(HttpDoor):
 
     def answer(self, pause: Pause, decision: str, *, token: str | None = None, worker: int = 0) -> Answer:
         staff = self.estate.staff("main" if worker == 0 else "second")
+        why = read_only(staff.page(pause.id)) if token is None else ""
+        if why:  # the page offers this staff member no answer under a policy, and says why
+            return Answer(taken=False, code="not_offered", body=why)
         said = staff.answer(pause.id, decision, token=token)
         return console_answer(said)
+
+
+def read_only(page: str) -> str:
+    """The sentence a pause's page gives a staff member it offers no answer under an approval policy
+    (outside its group, its proposer, or one who approved it already), else ""."""
+    found = re.search(r'<p class="pause-read-only">(.*?)</p>', page, re.S)
+    return html.unescape(re.sub(r"\s+", " ", found.group(1)).strip()) if found else ""
 
 
 def console_answer(said: str) -> Answer:
