@@ -16,6 +16,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from examples.shop import tools as shop
+from tests.support.quorum import TOOLS
 from tests.support.staff import csrf, make_staff
 from threads.engine import Via, pause_answer
 from threads.models import Interrupt
@@ -26,14 +27,7 @@ AGENT = """
 agents:
   - name: Shop
     language: en
-    tools:
-      get_order:
-        python: examples.shop.tools:get_order
-        read: true
-      charge_card:
-        python: examples.shop.tools:charge_card
-        write: true
-        idempotency: {argument: idempotency_key}
+""" + TOOLS + """
     policies:
       - name: big-charges
         when: {tool: charge_card, args: {amount: {gt: 500}}}

@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from examples.shop import tools as shop
+from tests.support.quorum import TOOLS
 from threads.engine import Via, open_pauses, pause_answer, pauses_escalate_due, pauses_expire_due
 from threads.errors import ApprovalRecorded, NotAnApprover, Stale
 from threads.models import Event, Interrupt, Step
@@ -21,17 +22,7 @@ AGENT = """
 agents:
   - name: Shop
     language: en
-    tools:
-      get_order:
-        python: examples.shop.tools:get_order
-        read: true
-      search_orders:
-        python: examples.shop.tools:search_orders
-        read: true
-      charge_card:
-        python: examples.shop.tools:charge_card
-        write: true
-        idempotency: {argument: idempotency_key}
+""" + TOOLS + """
     policies:
       - name: big-charges
         when: {tool: charge_card, args: {amount: {gt: 500}}}
