@@ -17,7 +17,8 @@ as a failure. Paths: ``desk`` is the Python API (``Desk.say``, then
 the threads; the rate is all operations over the wall time of the phase.
 ``policy`` (``--policy``) is the Python API again, the shop under one approval
 policy that covers every charge and asks for one approver (docs/policies.md):
-the table adds its ratio to ``desk`` from the same rounds.
+the table adds its ratio to ``desk`` from the same rounds (the two take turns
+going first).
 
 Per operation: ops/s, p50/p99 ms, PostgreSQL commits (``pg_stat_database.
 xact_commit`` of the database; a worker forces its counters out with
@@ -417,6 +418,8 @@ def compare_lines(deltas: dict[str, Any], where: str) -> str:
 
 def one_round(args: argparse.Namespace, run: str, rnd: int, paths: list[str]) -> dict[str, Any]:
     figures: dict[str, Any] = {}
+    if rnd % 2 == 0 and paths[:2] == ["desk", "policy"]:  # who goes first alternates, round by round
+        paths = ["policy", "desk", *paths[2:]]
     for path in paths:
         log(f"round {rnd}/{args.rounds}: {path} ...")
         figures[path] = run_peer(args) if path == "langgraph" else measure(path, args, run, rnd)
