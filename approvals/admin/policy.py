@@ -5,7 +5,7 @@ queue's "waiting for me".
 A pause a policy covers carries ``payload["approvals"]`` (``{"needed", "given", "group"}``); a pause
 without one looks and answers as before. The engine decides at the claim (``NotAnApprover``,
 ``ApprovalRecorded``); the console only shows the same rules before anyone presses a button: a staff
-member outside the policy's group, one who already approved, or one who proposed or edited the call
+member outside the policy's group, one who already approved, or one who edited the call
 reads the pause without its answers, and is told why.
 """
 
@@ -21,11 +21,10 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from approvals.admin.answers import when
-from threads.engine import Via, edited_by, groups_of, in_groups
+from threads.engine import Via, approver_key, groups_of, in_groups, proposed_by
 from threads.models import Interrupt
 
 ONLY_GROUP = _("Only staff in {group} may answer this call.")
-ONLY_OTHERS = _("You proposed this call, so other people approve it.")
 ONLY_NOT_EDITOR = _("You edited this call, so other people approve it.")
 APPROVED_BY = _("{count}: {names}")
 WAITS_MORE = _("You approved it; it waits for {left} more.")
@@ -120,13 +119,14 @@ class Staff:
         return set(groups) <= self._groups
 
     def edited(self, pause: Interrupt) -> bool:
-        if pause.step_id is None:
-            return False
-        if self._edited is not None:
-            return pause.step_id in self._edited
-        return self.username in edited_by(pause.step_id)
+        """They edited the call (they proposed this one): the engine's own rule for one pause, which holds
+        whatever ``STALWART_FOUR_EYES`` says; the same read once for the queue's filter."""
+        if self._edited is None:
+            return proposed_by(pause, self.username, Via.CONSOLE)
+        return pause.step_id in self._edited
 
     def preload_edited(self, steps: list[int]) -> None:
+        # threads.engine.proposed_by's read for a console user, for many steps at once.
         self._edited = set(Interrupt.objects.filter(
             step_id__in=steps, status=Interrupt.Status.EDITED, answered_via=Interrupt.Via.CONSOLE,
             answered_by=self.username).values_list("step_id", flat=True))
@@ -140,12 +140,10 @@ class Staff:
         groups = groups_of(approvals)
         if not self.in_groups(groups):
             return str(ONLY_GROUP).format(group=", ".join(groups))
-        proposer = (pause.payload or {}).get("proposer") or {}
-        if isinstance(proposer, dict) and proposer.get("door") == Via.CONSOLE and proposer.get("name") == self.username:
-            return str(ONLY_OTHERS)
-        if self.edited(pause):
+        if self.edited(pause):  # no run is proposed through the console: its proposer is who edited the call
             return str(ONLY_NOT_EDITOR)
-        if self.username in {g.get("key") for g in approvals.get("given") or [] if isinstance(g, dict)}:
+        me = approver_key(self.username, Via.CONSOLE)
+        if me in {g.get("key") for g in approvals.get("given") or [] if isinstance(g, dict)}:
             left = max(int(approvals.get("needed") or 1) - len(approvals.get("given") or []), 0)
             return str(WAITS_MORE).format(left=left)
         return ""

@@ -18,8 +18,8 @@ run (``run_read``), a thread's open pauses (``open_pauses``), its latest run
 another system's question as pauses and hand their answers back
 (``pause_mirror``, ``handback_edit``, ``handback_close``: a LangGraph
 graph's interrupts). Under an approval policy (docs/policies.md) a pause
-shows its ``approvals``; ``approvals_shown``, ``groups_of``, ``in_groups`` and
-``approver_key`` say who may answer it and who has. A run is answered as an ``Answer`` (with its
+shows its ``approvals``; ``approvals_shown``, ``groups_of``, ``in_groups``,
+``proposed_by`` and ``approver_key`` say who may answer it and who has. A run is answered as an ``Answer`` (with its
 ``StepView`` and ``PauseView`` values and, for one call, an ``Outcome``), in one
 vocabulary of statuses (``STEP_FINISHED``, ``STEP_ENDED``, ``OUTCOMES``),
 read after the last commit. A door that may see the same call twice names it
@@ -56,7 +56,7 @@ it is sent; the call's outcome commits with the decisions after it and the
 reply. No tool is called inside a transaction.
 """
 
-from threads.engine.approvals import approvals_shown, approver_key, groups_of, in_groups
+from threads.engine.approvals import approvals_shown, approver_key, groups_of, in_groups, proposed_by
 from threads.engine.deadlines import deadlines_sweep, pauses_escalate_due, pauses_expire_due
 from threads.engine.decisions import edited_by
 from threads.engine.edits import successor_of
@@ -119,7 +119,7 @@ __all__ = [
     "open_pauses", "pause_answer", "pause_change", "pause_edit", "pause_mirror", "pause_read", "pauses_answer",
     "pauses_escalate_due", "pauses_expire_due", "present", "publisher_start", "replay_delivered", "replay_expire",
     "replay_keep", "replay_release", "replays_find", "replays_settle", "replays_settled", "replays_take_over",
-    "groups_of", "in_groups", "run_read",
+    "groups_of", "in_groups", "proposed_by", "run_read",
     "successor_of", "sweep_once", "thread_check", "thread_group", "thread_history", "thread_latest",
     "thread_rollback", "token_for", "turn_submit", "worker_id",
 ]
