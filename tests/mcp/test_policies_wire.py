@@ -15,7 +15,7 @@ import mcp.types as types
 import pytest
 
 from examples.shop import tools as shop
-from tests.support.mcp import mcp_session
+from tests.support.mcp import keys_revoked, mcp_session
 from tests.support.quorum import QUORUM, agent_file
 from tests.support.server import Server
 
@@ -24,6 +24,9 @@ pytestmark = pytest.mark.server
 
 @pytest.fixture
 def gateway(shop_dir: Path, tmp_path: Path) -> Iterator[Server]:
+    # No client key in force: on PostgreSQL the suite's servers share one database, and a key another
+    # test made would have the gateway refuse this loopback client (401) at its handshake.
+    keys_revoked(shop_dir)
     with Server(shop_dir, agent_file=agent_file(tmp_path, QUORUM)) as s:
         yield s
 
