@@ -120,6 +120,7 @@ class Deliveries:
 
     def __init__(self) -> None:
         self._pending: OrderedDict[tuple[str, str], tuple[int, float]] = OrderedDict()
+        self._recording: set[asyncio.Task[None]] = set()
 
     def expect(self, key: str, request_id: Any, replay_id: int) -> None:
         now = time.monotonic()
@@ -133,6 +134,19 @@ class Deliveries:
     def forget(self, key: str, request_ids: list[str]) -> None:
         for rid in request_ids:
             self._pending.pop((key, rid), None)
+
+    async def record(self, replay_ids: list[int]) -> None:
+        """Store that these outcomes went out. A client that has read its result may close the stream at
+        once, and the SDK then cancels what is sending: the record is shielded from that, else it could be
+        dropped before its worker thread started and the outcome would be sent again to the same call."""
+        async def stored() -> None:
+            for replay_id in replay_ids:
+                await db(calls.delivered)(replay_id)
+
+        task = asyncio.ensure_future(stored())
+        self._recording.add(task)  # the loop keeps only a weak reference to a task
+        task.add_done_callback(self._recording.discard)
+        await asyncio.shield(task)
 
 
 async def serve(manager: Any, deliveries: Deliveries, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -158,8 +172,9 @@ async def serve(manager: Any, deliveries: Deliveries, scope: dict[str, Any], rec
     async def sending(message: dict[str, Any]) -> None:
         await out(message)
         if message["type"] == "http.response.body" and not gone.is_set():
-            for replay_id in deliveries.taken(key, message.get("body") or b""):
-                await db(calls.delivered)(replay_id)  # its result went out to a client still there
+            taken = deliveries.taken(key, message.get("body") or b"")
+            if taken:  # its result went out to a client still there
+                await deliveries.record(taken)
 
     try:
         await manager.handle_request({**scope, DELIVER: deliver}, watched, sending)
