@@ -26,7 +26,7 @@ URLCONF = "stalwart_site.urls_langgraph"
 def make_app(graph: Any, *, on_interrupt: Sequence[Callable[[str, dict[str, Any]], Any]] = (),
              secret: str | None = None, name: str | None = None, agent_file: str | None = None,
              deadlines: dict[str, float] | None = None, escalate_after: dict[str, float] | None = None,
-             poll: float = 5.0, migrate: bool = True, worker: bool = True) -> Any:
+             poll: float = 5.0, migrate: bool = True, worker: bool = True, policies: Any = None) -> Any:
     """The bridge over ``graph`` (compiled, with its checkpointer), served.
 
     ``on_interrupt`` callables (and ``STALWART_WEBHOOK_URL``'s ``Webhook``)
@@ -43,7 +43,10 @@ def make_app(graph: Any, *, on_interrupt: Sequence[Callable[[str, dict[str, Any]
     serve this graph, and sends again what a worker that died left half
     done (0: only at start). Before it serves, one such round runs.
     ``worker``: start this process's ``Worker`` (heartbeat, sweep, outbox,
-    the bridge's tick).
+    the bridge's tick). ``policies``: the approval policies the graph's own
+    interrupts are put under (docs/langgraph.md, "Policies over a graph's
+    interrupts"): a list in an agent file's ``policies:`` form, or the path of
+    a YAML file with one under ``policies:``.
     """
     from stalwart_site.bootstrap import setup
 
@@ -57,7 +60,7 @@ def make_app(graph: Any, *, on_interrupt: Sequence[Callable[[str, dict[str, Any]
     from doors.langgraph.bridges import bridge_register, bridge_start
 
     bridge = bridge_register(Bridge(graph, name=name, deadlines=deadlines, escalate_after=escalate_after,
-                                    secret=secret, poll=poll))
+                                    secret=secret, poll=poll, policies=policies))
     listeners = list(on_interrupt or [])
     if settings.STALWART_WEBHOOK_URL:
         listeners.append(Webhook(settings.STALWART_WEBHOOK_URL, settings.STALWART_WEBHOOK_SECRET, timeout=10.0))

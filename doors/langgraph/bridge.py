@@ -13,7 +13,9 @@ is the Stalwart thread, the interrupt's id, the digest of its value and a
 **generation** (how many earlier mirrors of that interrupt id the thread
 had: sequential ``interrupt()``s of one node share an id), so every process
 mirrors the same interrupt under the same pause ids, and of two processes
-mirroring it at once the journal's constraint lets one. A mirror whose
+mirroring it at once the journal's constraint lets one. The bridge's
+approval policies (``bridge_policies``) go with each mirror, on its run's
+plan: the engine puts the calls they cover under them. A mirror whose
 interrupt is no longer pending closes (``handback_close``: what waits of
 it, superseded) and its row expires.
 
@@ -34,10 +36,14 @@ import hashlib
 import logging
 import threading
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+import yaml
 from django.utils.translation import gettext_lazy as _
 
+from catalogue.agentfile import AgentFileError
+from catalogue.agentfile.policies import policy_entries
 from doors.langgraph.graphthreads import thread_status_set
 from doors.langgraph.requests import caller_config, check_thread
 from doors.langgraph.values import asks_of, chunk_json, digest, is_tool_approval, jsonable
@@ -69,6 +75,33 @@ class GraphFailed(StalwartError):
     http_status = 502
 
 
+def bridge_policies(given: Any) -> list[dict[str, Any]]:
+    """The approval policies a bridge puts its mirrors under (docs/langgraph.md, "Policies over a graph's
+    interrupts"): a list in an agent file's ``policies:`` form, or the path of a YAML file holding one under
+    ``policies:``. Checked as an agent file's are (``AgentFileError``: the file, the place, the reason); a
+    policy that refuses is refused too, since nothing of the bridge's may answer the graph without a person
+    (the graph's own ``StalwartMiddleware`` refuses a call before it is asked). Kept in that form."""
+    if given is None:
+        return []
+    path, raw = Path("make_app(policies=...)"), given
+    if isinstance(given, str | Path):
+        path = Path(given)
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise AgentFileError(path, "", f"cannot read the policies ({exc})") from exc
+        if not isinstance(loaded, Mapping) or "policies" not in loaded:
+            raise AgentFileError(path, "", "holds no policies: a mapping with a list under 'policies:'")
+        raw = loaded["policies"]
+    policies = policy_entries(path, "policies", raw)
+    for i, policy in enumerate(policies):
+        if policy.refuse:
+            raise AgentFileError(path, f"policies[{i}].refuse", "a bridge cannot refuse a graph's own interrupt "
+                                 "for it: refuse the call in the graph (StalwartMiddleware applies the agent "
+                                 "file's refusals to each tool call), or name approvers")
+    return [p.to_json() for p in policies]
+
+
 class Bridge:
     """One graph and its checkpointer, mirrored into the run store.
 
@@ -80,9 +113,10 @@ class Bridge:
 
     def __init__(self, graph: Any, *, name: str | None = None, deadlines: Mapping[str, float] | None = None,
                  escalate_after: Mapping[str, float] | None = None, retry_base: float | None = 1.0,
-                 secret: str | None = None, poll: float = 5.0) -> None:
+                 secret: str | None = None, poll: float = 5.0, policies: Any = None) -> None:
         self.graph = graph
         self.name = str(name or getattr(graph, "name", None) or "LangGraph")
+        self.policies = bridge_policies(policies)
         self.deadlines = {str(k): float(v) for k, v in (deadlines or {}).items()}
         self.escalate_after = {str(k): float(v) for k, v in (escalate_after or {}).items()}
         self.retry_base = retry_base
@@ -170,7 +204,7 @@ class Bridge:
             asks=asks_of(value), replay=key, proposer=Proposer(door=DOOR, name=self.name),
             source={"source": DOOR, "graph": self.name, "thread": graph_thread, "interrupt": interrupt_id,
                     "per_call": is_tool_approval(value), "deadlines": self.deadlines,
-                    "escalate_after": self.escalate_after})
+                    "escalate_after": self.escalate_after, **({"policies": self.policies} if self.policies else {})})
 
     def close(self, row: ReplayView) -> None:
         """A mirror whose interrupt is no longer pending: what waits of it closes, and its row expires."""

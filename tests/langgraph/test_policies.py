@@ -6,18 +6,22 @@ still interrupted, its interrupt showing the approvals, and is ``403`` in its
 error shape when the policy refuses the caller; nothing is sent until the
 last approval, and then once.
 
-The engine does not put mirrored pauses under policies yet: these tests give
-a mirrored pause the ``approvals`` a policy would (``under_policy``), which is
-what the engine's answer reads."""
+The graph's own interrupt (the example inbox's ``HumanInterrupt`` asking to
+``send_email``) is put under the policies the bridge was given
+(``make_app(policies=...)``): the engine opens its pause with the approvals
+they ask for, and asks them again of an edit."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.test import Client
 
+from catalogue.agentfile import AgentFileError
+from doors.langgraph.bridge import bridge_policies
 from examples.langgraph import inbox
 from tests.approvals.test_console import answer, pause_page
 from tests.langgraph.lg import served
@@ -28,6 +32,7 @@ from threads.models import Interrupt
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.urls("stalwart_site.urls_langgraph")]
 
 ACCEPT = [{"type": "accept", "args": None}]
+TWO = {"name": "two-people", "when": {"tool": "send_email"}, "approvers": {"quorum": 2}}
 
 
 @pytest.fixture(autouse=True)
@@ -36,15 +41,14 @@ def bridge(bridges_forgotten):  # type: ignore[no-untyped-def]
     return served(inbox.build())
 
 
-def under_policy(thread: str, group: str | None = None) -> dict[str, Any]:
-    """The thread's one open mirrored pause, as a policy asking two approvals (of ``group``) would open it."""
+def under_policy(group: str | None = None, **given: Any) -> dict[str, Any]:
+    """The inbox served under a policy asking two approvals (of ``group``) for ``send_email`` (``given``: more
+    of the policy), then run on one email on a new thread: its one open pause, with the thread's id."""
+    policy = {**TWO, "approvers": {"quorum": 2, **({"group": group} if group else {})}, **given}
+    served(inbox.build(), policies=[policy])
+    thread = waiting_thread()
     [pause] = pauses(thread)
-    row = Interrupt.objects.get(pk=pause["id"])
-    row.payload = {**row.payload, "approvals": {"needed": 2, "given": [], "group": group},
-                   "reasons": [*row.payload.get("reasons", []), "policy:two-people"]}
-    row.save(update_fields=["payload"])
-    [shown] = pauses(thread)
-    return shown
+    return {**pause, "thread": thread}
 
 
 def console_approves(pause: dict[str, Any]) -> Any:
@@ -55,8 +59,8 @@ def console_approves(pause: dict[str, Any]) -> Any:
 # -- the Agent Server API -----------------------------------------------------------------
 
 def test_a_resume_short_of_the_quorum_leaves_the_graph_interrupted_showing_the_approvals_then_one_send():
-    thread = waiting_thread()
-    pause = under_policy(thread)
+    pause = under_policy()
+    thread = pause["thread"]
     assert pause["approvals"] == {"needed": 2, "given": [], "group": None}
     run = resume(thread, ACCEPT)
     assert run.status_code == 200, run.content
@@ -80,8 +84,8 @@ def test_a_resume_short_of_the_quorum_leaves_the_graph_interrupted_showing_the_a
 
 
 def test_a_resume_the_policys_group_leaves_out_is_403_in_the_apis_shape_and_nothing_changes():
-    thread = waiting_thread()
-    pause = under_policy(thread, group="finance")
+    pause = under_policy(group="finance")
+    thread = pause["thread"]
     for value in (ACCEPT, [{"type": "ignore", "args": None}]):
         refused = resume(thread, value)
         assert refused.status_code == 403, refused.content
@@ -99,8 +103,8 @@ def bridge_resume(thread: str, pause: dict[str, Any], decision: str = "approve")
 
 
 def test_the_bridges_resume_short_of_the_quorum_is_202_and_the_nth_approval_sends_once():
-    thread = waiting_thread()
-    pause = under_policy(thread)
+    pause = under_policy()
+    thread = pause["thread"]
     first = bridge_resume(thread, pause)
     assert first.status_code == 202, first.content
     body = first.json()
@@ -113,8 +117,8 @@ def test_the_bridges_resume_short_of_the_quorum_is_202_and_the_nth_approval_send
 
 
 def test_the_bridges_resume_outside_the_policys_group_is_403_and_nothing_changes():
-    thread = waiting_thread()
-    pause = under_policy(thread, group="finance")
+    pause = under_policy(group="finance")
+    thread = pause["thread"]
     refused = bridge_resume(thread, pause)
     assert refused.status_code == 403 and refused.json()["error"] == "not_an_approver"
     assert Interrupt.objects.get(pk=pause["id"]).status == "open" and inbox.SENT == []
@@ -125,3 +129,76 @@ def test_without_a_policy_one_accept_sends_at_once():
     assert "approvals" not in pauses(thread)[0]
     assert resume(thread, ACCEPT).status_code == 200 and inbox.SENT == [REPLY]
     assert EMAIL["subject"] in REPLY["subject"]
+
+
+# -- the policies over the graph's own interrupt ------------------------------------------
+
+def test_an_edit_is_asked_of_the_policies_again_and_starts_over():
+    """An edit is a new proposal: its arguments are asked of the policies again (here one covers only replies to
+    bia@example.com, so the first draft waits for one person and the edited one for two), with no approvals."""
+    bia = {"name": "bia-needs-two", "when": {"tool": "send_email", "args": {"to": {"eq": "bia@example.com"}}},
+           "approvers": {"quorum": 2}}
+    served(inbox.build(), policies=[bia])
+    thread = waiting_thread()
+    [first] = pauses(thread)
+    assert "approvals" not in first and "policy:bia-needs-two" not in first["reasons"]
+    edited = {**REPLY, "to": "bia@example.com"}
+    assert resume(thread, [{"type": "edit", "args": {"action": "send_email", "args": edited}}]).status_code == 200
+    [second] = pauses(thread)
+    assert second["approvals"] == {"needed": 2, "given": [], "group": None}
+    assert "policy:bia-needs-two" in second["reasons"]
+    assert resume(thread, ACCEPT).status_code == 200  # the caller's approval: one of two
+    assert inbox.SENT == [] and len(pauses(thread)[0]["approvals"]["given"]) == 1
+    assert console_approves(second).status_code == 200
+    assert inbox.SENT == [edited]
+
+
+def test_an_edit_of_a_covered_call_drops_the_approvals_given_to_the_draft():
+    pause = under_policy()
+    thread = pause["thread"]
+    assert resume(thread, ACCEPT).status_code == 200
+    assert len(pauses(thread)[0]["approvals"]["given"]) == 1
+    edited = {**REPLY, "body": "We are on it."}
+    assert resume(thread, [{"type": "edit", "args": {"action": "send_email", "args": edited}}]).status_code == 200
+    [now] = pauses(thread)
+    assert now["id"] != pause["id"] and now["approvals"] == {"needed": 2, "given": [], "group": None}
+    assert inbox.SENT == []
+
+
+def test_a_policys_deadline_that_refuses_fails_closed_and_the_graph_is_handed_a_rejection():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from threads.engine import pauses_expire_due
+    from threads.models import Step
+
+    pause = under_policy(deadline=600, on_timeout="refuse", remind_before=120)
+    stored = Interrupt.objects.get(pk=pause["id"])
+    assert stored.expires_at is not None and stored.escalate_at is not None
+    assert timedelta(seconds=470) < stored.expires_at - timezone.now() <= timedelta(seconds=600)
+    assert stored.expires_at - stored.escalate_at == timedelta(seconds=120)  # the reminder, two minutes before
+    assert pauses_expire_due(now=timezone.now() + timedelta(seconds=601)) == [pause["id"]]
+    assert inbox.SENT == []
+    assert Step.objects.get(pk=stored.step_id).rule == "policy:two-people"
+    state = get(f"/threads/{pause['thread']}").json()
+    assert state["status"] == "idle" and state["values"]["messages"][-1]["content"] == "Left without a reply."
+
+
+def test_the_bridges_policies_are_checked_as_an_agent_files_are(tmp_path: Path):
+    written = tmp_path / "policies.yaml"
+    written.write_text("policies:\n  - name: two\n    when: {tool: send_email}\n    approvers: {quorum: 2}\n",
+                       encoding="utf-8")
+    assert bridge_policies(written) == [{"name": "two", "when": {"tool": ["send_email"]},
+                                         "approvers": {"quorum": 2}}]
+    assert bridge_policies(None) == []
+    with pytest.raises(AgentFileError) as refused:
+        bridge_policies([{"name": "never", "when": {"tool": "send_email"}, "refuse": "Not from here."}])
+    assert refused.value.place == "policies[0].refuse" and "StalwartMiddleware" in refused.value.reason
+    with pytest.raises(AgentFileError) as six:
+        bridge_policies([{"name": "six", "when": {"tool": "send_email"}, "approvers": {"quorum": 6}}])
+    assert six.value.place.startswith("policies[0].approvers")
+    (tmp_path / "none.yaml").write_text("agents: []\n", encoding="utf-8")
+    with pytest.raises(AgentFileError) as empty:
+        bridge_policies(tmp_path / "none.yaml")
+    assert "policies:" in empty.value.reason

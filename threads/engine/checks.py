@@ -1,16 +1,20 @@
 """The check as the engine calls it (``catalogue.check``), for the run's own
 steps (``advance``) and a team's (``teamsteps``) alike: the agent's policies
 and the door the run came through passed in, and the pause a confirm opens
-described once (docs/policies.md)."""
+described once (docs/policies.md). ``mirror_policy``: the same policies over
+a call a graph's own interrupt asks about (``threads.engine.handback``)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from catalogue.agentfile import AgentSpec
+from catalogue.agentfile.policies import policy_entries
 from catalogue.check import Verdict, check_call
 from catalogue.plan import Argument
+from catalogue.policies import Call, rules_for
 from catalogue.tools import Tool
 from threads.engine.approvals import groups_of
 from threads.engine.values import shown
@@ -52,3 +56,21 @@ def confirm_line(run: Run, payload: dict[str, Any], question: str) -> str:
     if int(approvals.get("needed") or 1) > 1:
         return text(run.language, "waiting_quorum", question=question, needed=approvals["needed"])
     return text(run.language, "waiting_confirm", question=question)
+
+
+def mirror_policy(source: Mapping[str, Any], tool: str, arguments: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the policies a bridge gave its mirrors (``source["policies"]``, kept on the mirrored run's plan, in
+    the agent file's form) make of the call ``tool`` with ``arguments`` (``{"name", "value", "origin"}`` each)
+    a graph's interrupt asks about: its pause's ``approvals`` and ``policy`` (as ``confirm_payload`` gives
+    them) and the reasons to add; ``{}`` when none covers it. An edit asks again with its new arguments."""
+    raw = source.get("policies")
+    if not raw or not tool:
+        return {}
+    policies = policy_entries(Path(str(source.get("graph") or "langgraph")), "policies", raw)
+    call = Call(tool=Tool(name=tool, kind="write"), door=str(source.get("source") or ""), arguments=[
+        Argument(name=str(a["name"]), value=a.get("value"), origin=str(a.get("origin") or "model")) for a in arguments])
+    rules = rules_for(policies, call)
+    if not rules.names:
+        return {}
+    return {"reasons": list(rules.reasons), "approvals": rules.approvals(),
+            "policy": {"names": list(rules.names), **rules.timing()}}

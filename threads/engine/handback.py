@@ -31,6 +31,7 @@ from typing import Any
 from django.db import IntegrityError
 from django.utils.translation import gettext_lazy as _
 
+from threads.engine.checks import mirror_policy
 from threads.engine.decisions import DETAIL_STALE, pause_find
 from threads.engine.lifecycle import run_status_set, step_status_set
 from threads.engine.pauses import pause_close, pause_open, run_pauses_close, token_for
@@ -88,10 +89,12 @@ def pause_mirror(*, thread_id: str, session_hash: str, agent: str, run_id: str, 
             progress = Progress(run=run, notices=u.notices, replay_id=taken.pk if taken is not None else None)
             for index, ask in enumerate(asks, start=1):
                 arguments = _arguments(dict(ask.get("arguments") or {}), str(ask.get("origin") or "model"))
-                step = Step.objects.create(run=run, index=index, tool=str(ask.get("tool") or ""),
-                                           kind=Step.Kind.WRITE, arguments=arguments,
-                                           reasons=list(ask.get("reasons") or []))
-                _open(u, run, step, ask)
+                tool = str(ask.get("tool") or "")
+                policy = mirror_policy(source, tool, arguments) if ask.get("kind") != "ask" else {}
+                step = Step.objects.create(run=run, index=index, tool=tool, kind=Step.Kind.WRITE,
+                                           arguments=arguments,
+                                           reasons=[*(ask.get("reasons") or []), *policy.get("reasons", [])])
+                _open(u, run, step, ask, policy)
     except Replayed as again:
         return replayed_answer(again.row)
     except IntegrityError:  # mirrored by another process at the same moment, without a journal row: its run
@@ -106,11 +109,14 @@ def _not_notified(progress: Progress) -> list[dict[str, Any]]:
     return not_notified(progress.notices)
 
 
-def _open(u: Any, run: Run, step: Step, ask: dict[str, Any]) -> Interrupt:
+def _open(u: Any, run: Run, step: Step, ask: dict[str, Any], policy: dict[str, Any]) -> Interrupt:
+    """``step``'s pause; ``policy``: what the bridge's policies make of its call (``checks.mirror_policy``),
+    the approvals it needs and the deadline it got, as a pause of the run's own steps keeps them."""
     kind = Interrupt.Kind.ASK if ask.get("kind") == "ask" else Interrupt.Kind.CONFIRM
     payload: dict[str, Any] = {
         "question": str(ask.get("question") or ""), "arguments": step.arguments, "reasons": step.reasons,
         "irreversible": False, "handback": True,
+        **{k: policy[k] for k in ("approvals", "policy") if k in policy},
     }
     if ask.get("description"):
         payload["description"] = str(ask["description"])
@@ -151,11 +157,14 @@ def handback_edit(*, thread_id: str, pause_id: str, token: str, edit: Any, by: s
                            next((a.get("origin", "model") for a in step.arguments if a["name"] == k), "model")}
                           for k, v in sorted(after.items())]
         step.generation += 1
+        # An edit is a new proposal: the policies are asked again of the new arguments, with no approvals.
+        policy = mirror_policy((run.plan or {}).get("handback") or {}, step.tool, step.arguments)
+        step.reasons = [*(r for r in step.reasons if not r.startswith("policy:")), *policy.get("reasons", [])]
         step_status_set(step, Step.Status.PLANNED)
         run_status_set(run, Run.Status.RUNNING)
         ask = {"kind": "confirm", "tool": step.tool, "question": pause.payload.get("question", ""),
                "choices": pause.payload.get("choices"), "description": pause.payload.get("description")}
-        _open(u, run, step, ask)
+        _open(u, run, step, ask, policy)
         progress = Progress(run=run, notices=u.notices)
     return run_answer(progress.run, not_notified=_not_notified(progress))
 

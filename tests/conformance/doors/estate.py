@@ -92,8 +92,9 @@ def with_policies(path: Path, policies: list[dict[str, Any]]) -> Path:
 
 
 class Estate:
-    """``policies``: the approval policies every agent of the shop's servers (and the Desk's file) gets, for
-    the promise that is about them (P7); none for the others."""
+    """``policies``: the approval policies every agent of the shop's servers (and the Desk's file) gets, and
+    the bridge's graph (``make_app(policies=...)``), for the promise that is about them (P7); none for the
+    others."""
 
     def __init__(self, folder: Path, tmp: Path, *, policies: list[dict[str, Any]] | None = None) -> None:
         self.data_dir = folder
@@ -119,6 +120,8 @@ class Estate:
     def server(self, name: str = "main", env: dict[str, str] | None = None) -> Server:
         if name not in self._servers or self._servers[name].proc is None or self._servers[name].proc.poll() is not None:
             if name.startswith("bridge"):
+                if self.policies is not None:  # the graph's own interrupts under the same policies
+                    env = {**(env or {}), "STALWART_TEST_BRIDGE_POLICIES": str(self._bridge_policies())}
                 made = Server(self.data_dir, module=BRIDGE_GRAPH, env=env)
                 self._servers[name] = made.start(timeout=180)  # langchain's imports
             else:
@@ -128,6 +131,12 @@ class Estate:
                 keys_revoked(self.data_dir)  # gateway answers loopback callers (a database other tests share)
                 self._keys_revoked = True
         return self._servers[name]
+
+    def _bridge_policies(self) -> Path:
+        """``make_app(policies=...)``'s file: this estate's policies (docs/langgraph.md)."""
+        path = self._folder("bridge") / "policies.yaml"
+        path.write_text(yaml.safe_dump({"policies": self.policies}, sort_keys=False), encoding="utf-8")
+        return path
 
     def worker(self, index: int) -> Server:
         return self.server("main" if index == 0 else "second")
