@@ -1,8 +1,9 @@
 """A mirrored LangGraph pause answered in the console, in a real Chromium, against a
 real bridge (make_app over a graph): the queue filtered to LangGraph, the pause's own
-buttons, Approve, and the graph resumed (the shop charged once). Screenshots of the
-queue and the pause, both languages, light and dark, go to ``STALWART_SCREENSHOTS``
-(default ``screenshots/``, ignored by git)."""
+buttons, Approve, and the graph resumed (the shop charged once); and a graph served
+under a two-person policy (``make_app(policies=...)``), whose call two staff approve.
+Screenshots of the queue and the pause, both languages, light and dark, go to
+``STALWART_SCREENSHOTS`` (default ``screenshots/``, ignored by git)."""
 
 from __future__ import annotations
 
@@ -124,3 +125,68 @@ def test_screenshots_of_a_mirrored_pause_in_both_languages_light_and_dark(served
             context.close()
     waiting = httpx.get(f"{server.url}/threads/{thread}/interrupts", timeout=60.0).json()["interrupts"]
     assert [p["id"] for p in waiting] == [pause["id"]]
+
+
+TWO_FOR_BIG = "policies:\n  - name: big-charges\n    when: {tool: charge_card, args: {amount: {gt: 500}}}\n" \
+              "    approvers: {quorum: 2}\n"
+
+
+@pytest.fixture(scope="module")
+def policed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
+    """The same graph served under a policy: charges over 500 need two people."""
+    folder = tmp_path_factory.mktemp("langgraph-console-policy")
+    policies = folder / "graph-policies.yaml"
+    policies.write_text(TWO_FOR_BIG, encoding="utf-8")
+    server = Server(folder, module="tests.langgraph.graphs:mail_agent",
+                    env={"STALWART_TEST_BRIDGE_POLICIES": str(policies)}).start(timeout=180)
+    try:
+        yield server, folder
+    finally:
+        server.stop()
+
+
+def test_a_graphs_big_charge_waits_for_two_staff_and_runs_once(policed, chromium, monkeypatch):
+    server, folder = policed
+    monkeypatch.setenv("STALWART_DATA_DIR", str(folder))
+    shop.reset()
+    thread = f"p-{uuid.uuid4().hex[:8]}"
+    ran = httpx.post(f"{server.url}/threads/{thread}/runs", timeout=60.0, json={
+        "if_not_exists": "create", "input": say(("charge_card", {"order_id": "4411", "amount": 600}))})
+    assert ran.status_code == 200, ran.text
+    [pause] = httpx.get(f"{server.url}/threads/{thread}/interrupts", timeout=60.0).json()["waiting"]
+    assert pause["approvals"] == {"needed": 2, "given": [], "group": None}
+    assert "policy:big-charges" in pause["reasons"]
+    passwords = {name: createstaff(folder, name) for name in ("ana", "ben")}
+    page = chromium.new_context(locale="en-US").new_page()
+    sign_in(page, server.url, "ana", passwords["ana"])
+    page.goto(f"{server.url}/admin/threads/interrupt/{pause['id']}/change/")
+    assert page.inner_text(".pause-approvals-count") == "0 of 2 approvals"
+    page.click("button[value=approve]")
+    assert "Your approval is recorded: 1 of 2 approvals." in page.inner_text(".messagelist")
+    assert shop.charges("4411") == []  # one person is not enough: the graph still waits
+    page.goto(f"{server.url}/admin/threads/interrupt/{pause['id']}/change/")
+    assert page.inner_text(".pause-approvals-count") == "1 of 2 approvals"
+    assert page.inner_text(".pause-approvals-given").startswith("ana, ")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.context.close()
+    for locale, name, count in (("en-US", "ben", "1 of 2 approvals"), ("pt-BR", "ben", "1 de 2 aprovações")):
+        for scheme in ("light", "dark"):
+            context = chromium.new_context(locale=locale, color_scheme=scheme, viewport={"width": 1280, "height": 900})
+            shot = context.new_page()
+            if locale == "en-US" and scheme == "light":
+                sign_in(shot, server.url, name, passwords[name])
+            else:
+                sign_in_again(shot, server.url, name)
+            shot.goto(f"{server.url}/admin/threads/interrupt/{pause['id']}/change/")
+            assert shot.inner_text(".pause-approvals-count") == count
+            shot.screenshot(path=str(SHOTS / f"langgraph-policy-{locale}-{scheme}.png"), full_page=True)
+            context.close()
+    page = chromium.new_context(locale="en-US").new_page()
+    sign_in_again(page, server.url, "ben")
+    page.goto(f"{server.url}/admin/threads/interrupt/{pause['id']}/change/")
+    page.click("button[value=approve]")
+    said = page.inner_text(".messagelist")
+    assert "Answered: Approve." in said and "What the graph then returned: “done: " in said
+    assert len(shop.charges("4411")) == 1
+    assert httpx.get(f"{server.url}/threads/{thread}/interrupts", timeout=60.0).json()["interrupts"] == []
+    page.context.close()

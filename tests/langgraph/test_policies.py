@@ -77,6 +77,8 @@ def test_a_resume_short_of_the_quorum_leaves_the_graph_interrupted_showing_the_a
     assert len(waited.json()["__interrupt__"][0]["value"][0]["approvals"]["given"]) == 1
     [still] = pauses(thread)
     assert still["id"] == pause["id"] and still["token"] == pause["token"] and inbox.SENT == []
+    page = pause_page(make_staff(), pause["id"])  # the console shows the graph's call with its approvals
+    assert "1 of 2 approvals" in page and "langgraph bridge" in page
     assert console_approves(pause).status_code == 200
     assert inbox.SENT == [REPLY] and get(f"/threads/{thread}").json()["status"] == "idle"
     late = resume(thread, ACCEPT)
