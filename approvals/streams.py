@@ -1,6 +1,6 @@
 """The console's staff stream (docs/decisions.md, "The queue staff live in"):
-every pause opened or closed, across threads, as server-sent events at
-``GET /admin/threads/interrupt/stream``.
+every pause opened or closed, and every approval short of a policy's quorum,
+across threads, as server-sent events at ``GET /admin/threads/interrupt/stream``.
 
 A Channels consumer (``stalwart_site.routing``) with the admin's session
 cookie: active staff who may see pauses (``threads.view_interrupt``, checked
@@ -12,7 +12,7 @@ worker reaches the queues another serves.
 
 Events::
 
-    event: pause   id: <the event's row id>   data: {"change": "opened"|"closed", "pause", "thread", ...}
+    event: pause   id: <the event's row id>   data: {"change": "opened"|"closed"|"approved", "pause", "thread", ...}
     event: count   data: {"count": N, "words": "N"}   (open pauses, for a person who may answer)
 
 ``id`` is the row id of the thread event that told it, one sequence across
@@ -58,7 +58,7 @@ def block(event: str, data: Any, event_id: int | None = None) -> str:
 
 def changes_after(after: int, limit: int = REPLAY_LIMIT) -> tuple[list[dict[str, Any]], int]:
     """The pause changes stored after event ``after`` (oldest first), and the last event id now."""
-    rows = list(Event.objects.filter(pk__gt=after, type__in=[Event.Type.WAITING, Event.Type.ANSWERED])
+    rows = list(Event.objects.filter(pk__gt=after, type__in=[Event.Type.WAITING, Event.Type.ANSWERED, Event.Type.APPROVAL])
                 .order_by("pk").values_list("pk", "type", "data", "thread_id")[:limit + 1])
     changes = [c for pk, type_, data, thread in rows[:limit] if (c := pause_change(pk, type_, data, thread))]
     if len(rows) > limit:

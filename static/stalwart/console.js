@@ -6,7 +6,8 @@
 //   browser with Last-Event-ID) keeps the header's count and the tab title up to date;
 // - "Notify me of new pauses" asks for the Notification API's permission on a click only, and
 //   from then a new pause shows a notification.
-// On the queue (/admin/threads/interrupt/), a pause opened or closed reads the page again, the same
+// On the queue (/admin/threads/interrupt/), a pause opened, closed or approved short of its policy's quorum
+// (its "1 of 2 approvals") reads the page again, the same
 // address with its filters, search and page, and swaps its rows in place, keyed by pause: rows that
 // stay keep their element (a checked box, the focus), closed ones leave, new ones come in.
 // Every word shown comes from the page (gettext on the server): nothing here is English.

@@ -104,6 +104,12 @@ def test_two_finance_approvals_run_a_big_charge_once_and_others_read_it(finance_
             signed.add(name)
         return context, page
 
+    # Someone outside finance has the queue open: it follows the pause live.
+    watching, queue = browser_of(carla)
+    queue.goto(f"{base}/admin/threads/interrupt/?q={thread}")
+    queue.wait_for_selector("html[data-staff-stream=open]")
+    assert queue.inner_text("#result_list .queue-approvals").startswith(words["count"].replace("1", "0", 1))
+
     # The first finance member approves: recorded, short of the quorum; nothing runs.
     ana_context, page = browser_of(ana)
     page.goto(pause_url)
@@ -116,6 +122,10 @@ def test_two_finance_approvals_run_a_big_charge_once_and_others_read_it(finance_
     assert words["mine"] in page.inner_text(".pause-read-only")
     assert shop.charges("4411") == []
     ana_context.close()
+    # The open queue shows it without a reload: "1 of 2 approvals" and whose.
+    queue.wait_for_function("want => document.querySelector('#result_list .queue-approvals')?.innerText === want",
+                            arg=words["row"].replace("ana", ana))
+    watching.close()
 
     # Someone outside finance reads it without answers, told why; the queue row says 1 of 2 and whose.
     for scheme in ("light", "dark"):

@@ -148,3 +148,30 @@ def test_the_staff_stream_refuses_a_bad_host_or_a_post_in_the_error_shape(server
     assert posted.json() == {"error": "bad_request", "detail": str(DETAIL_GET_ONLY)}
     anonymous = httpx.get(f"{server.url}{STREAM}")
     assert anonymous.status_code == 404 and anonymous.json()["error"] == "not_found"
+
+
+def test_an_approval_short_of_the_quorum_reaches_staff_as_the_pauses_approvals(tmp_path: Path, shop_dir: Path):
+    """Under a two-person policy the customer's approval is one of two: staff hear it (the queue shows
+    "1 of 2 approvals" without a reload), the pause still open and the open count unchanged."""
+    from tests.support.quorum import QUORUM, agent_file
+
+    with Server(shop_dir, agent_file=agent_file(tmp_path, QUORUM)) as policed:
+        reader = SSEReader(f"{policed.url}{STREAM}", headers={"Cookie": staff_cookie(policed)})
+        hello, count = reader.take(2)
+        customer = Browser(policed.url)
+        thread = f"quorum-{uuid.uuid4().hex[:8]}"
+        pause = customer.say(thread, "charge 600 to order 4411").json()["waiting"][0]
+        take_pause(reader, "opened", pause["id"])
+        opened_count = reader.take(1)[0]["data"]["count"]
+        assert customer.resume(thread, pause, "approve").status_code == 202
+        approved = next(e for e in take_pause(reader, "approved", pause["id"]) if e["event"] == "pause")
+        assert approved["data"]["thread"] == customer.key(thread)
+        assert approved["data"]["approvals"]["needed"] == 2 and len(approved["data"]["approvals"]["given"]) == 1
+        assert reader.take(1)[0]["data"]["count"] == opened_count  # still open: nothing closed
+        reader.close()
+        # A stream resumed from before the approval replays it.
+        again = SSEReader(f"{policed.url}{STREAM}", headers={"Cookie": staff_cookie(policed),
+                                                             "Last-Event-ID": str(approved["id"] - 1)})
+        assert again.take(1)[0]["data"]["change"] == "approved"
+        again.close()
+        customer.close()

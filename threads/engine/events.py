@@ -99,15 +99,16 @@ def thread_group(thread_id: str) -> str:
     return "thread." + hashlib.sha256(thread_id.encode()).hexdigest()[:40]
 
 
-# The console's staff stream (approvals.streams): every pause opened or closed, across threads.
+# The console's staff stream (approvals.streams): every pause opened, closed or approved short of its quorum.
 STAFF_GROUP = "staff.pauses"
 PAUSE_CHANGE = "pauses.change"
 
 
 def pause_change(event_id: int | None, type_: str, data: Any, thread_id: str) -> dict[str, Any] | None:
-    """A stored event as the staff stream tells it: a pause opened (``waiting``) or closed
-    (``answered``: answered, superseded, timed out, cancelled, edited), else None. ``id``
-    is the event's row id, one sequence across threads (the stream's ``Last-Event-ID``)."""
+    """A stored event as the staff stream tells it: a pause opened (``waiting``), closed
+    (``answered``: answered, superseded, timed out, cancelled, edited) or given an approval short of
+    its policy's quorum (``approval``: the queue's "1 of 2" changes), else None. ``id`` is the
+    event's row id, one sequence across threads (the stream's ``Last-Event-ID``)."""
     if not isinstance(data, dict):
         return None
     if type_ == Event.Type.WAITING and isinstance(data.get("id"), str):
@@ -116,6 +117,9 @@ def pause_change(event_id: int | None, type_: str, data: Any, thread_id: str) ->
     if type_ == Event.Type.ANSWERED and isinstance(data.get("interrupt"), str):
         return {"id": event_id, "change": "closed", "pause": data["interrupt"], "thread": thread_id,
                 "status": data.get("status"), "by": data.get("by")}
+    if type_ == Event.Type.APPROVAL and isinstance(data.get("interrupt"), str):
+        return {"id": event_id, "change": "approved", "pause": data["interrupt"], "thread": thread_id,
+                "approvals": data.get("approvals")}
     return None
 
 
