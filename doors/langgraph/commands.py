@@ -6,7 +6,7 @@ now. A stale one is ``409 interrupt_stale`` and changes nothing; every value is 
 any is given. Under an approval policy (docs/policies.md) the engine decides who may answer: an
 approval short of the quorum is kept and the run ends with the graph still interrupted, its
 interrupt showing the approvals (``server.shown``); an answer the policy refuses is ``403
-not_an_approver`` and changes nothing.
+not_an_approver`` and changes nothing, the other answers of the same resume included.
 
 | resume value | decision |
 |---|---|
@@ -25,7 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from doors.langgraph import answers
 from doors.langgraph.bridge import Bridge
 from doors.langgraph.values import is_hitl, is_human_interrupt, is_tool_approval, jsonable
-from threads.engine import PauseView
+from threads.engine import PauseView, approvals_check
 from threads.errors import ApprovalRecorded, BadRequest, InvalidAnswer, Stale
 
 DETAIL_NOTHING_WAITS = _("Nothing of this thread waits on an answer: it went on without this one.")
@@ -60,6 +60,8 @@ def resume_command(bridge: Bridge, graph_thread: str, resume: Any, *, by: str, v
             row = live[str(interrupt)]
             pauses = sorted((p for p in waiting if p.run == row.run), key=lambda p: p.step or 0)
             given += answers_of(pending[str(interrupt)][0], value, pauses)  # all checked before any is given
+        # Under a policy, none is given when the policy would refuse one of them (403 not_an_approver).
+        approvals_check(bridge.thread_of(graph_thread), [(p.id, d) for p, d, _a in given], by=by, via=via)
         outcome: dict[str, Any] = bridge.answer(graph_thread, resumed=False)
         recorded = False
         for pause, decision, answer in given:

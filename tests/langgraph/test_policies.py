@@ -204,3 +204,40 @@ def test_the_bridges_policies_are_checked_as_an_agent_files_are(tmp_path: Path):
     with pytest.raises(AgentFileError) as empty:
         bridge_policies(tmp_path / "none.yaml")
     assert "policies:" in empty.value.reason
+
+
+def test_a_graph_call_under_a_group_is_edited_by_no_caller_of_the_door():
+    """Under a group policy only the group's staff answer a graph's call, and an edit is an answer too: the
+    API's caller is refused (403 not_an_approver), the pause still open as it was, nothing sent."""
+    pause = under_policy(group="finance")
+    thread = pause["thread"]
+    edited = {**REPLY, "to": "bia@example.com"}
+    refused = resume(thread, [{"type": "edit", "args": {"action": "send_email", "args": edited}}])
+    assert refused.status_code == 403 and refused.json()["error"] == "not_an_approver", refused.content
+    [still] = pauses(thread)
+    assert still["id"] == pause["id"] and still["token"] == pause["token"] and inbox.SENT == []
+    assert {a["name"]: a["value"] for a in still["arguments"]}["to"] == REPLY["to"]
+
+
+def test_answers_given_together_are_none_given_when_the_policy_refuses_one():
+    """An interrupt asking about two calls, one under a group policy: a resume approving both is 403 and gives
+    neither (the other call's pause is not answered, and the graph is not resumed)."""
+    from doors.langgraph.commands import resume_command
+    from tests.langgraph import graphs
+    from tests.langgraph.lg import T
+    from threads.engine import Via
+    from threads.errors import NotAnApprover
+
+    graphs.SENT.clear()
+    bridge = served(graphs.mail_agent(), policies=[
+        {"name": "finance-charges", "when": {"tool": "charge_card"}, "approvers": {"quorum": 1, "group": "finance"}}])
+    bridge.graph.invoke(graphs.say(("send_email", {"to": "ana@example.com", "body": "hi"}),
+                                   ("charge_card", {"order_id": "4411", "amount": 40})), bridge.config(T))
+    waiting = bridge.sync(T)["interrupts"]
+    assert [p["tool"] for p in waiting] == ["send_email", "charge_card"]
+    assert "approvals" not in waiting[0] and waiting[1]["approvals"]["group"] == "finance"
+    with pytest.raises(NotAnApprover):
+        resume_command(bridge, T, {"decisions": [{"type": "approve"}, {"type": "approve"}]}, by="ana",
+                       via=Via.LANGGRAPH)
+    assert [Interrupt.objects.get(pk=p["id"]).status for p in waiting] == ["open", "open"]
+    assert graphs.SENT == [] and len(bridge.graph.get_state(bridge.config(T)).interrupts) == 1

@@ -19,7 +19,8 @@ another system's question as pauses and hand their answers back
 (``pause_mirror``, ``handback_edit``, ``handback_close``: a LangGraph
 graph's interrupts). Under an approval policy (docs/policies.md) a pause
 shows its ``approvals``; ``approvals_shown``, ``groups_of``, ``in_groups``,
-``proposed_by`` and ``approver_key`` say who may answer it and who has. A run is answered as an ``Answer`` (with its
+``proposed_by`` and ``approver_key`` say who may answer it and who has;
+``approvals_check`` refuses answers given together when one would be. A run is answered as an ``Answer`` (with its
 ``StepView`` and ``PauseView`` values and, for one call, an ``Outcome``), in one
 vocabulary of statuses (``STEP_FINISHED``, ``STEP_ENDED``, ``OUTCOMES``),
 read after the last commit. A door that may see the same call twice names it
@@ -56,7 +57,14 @@ it is sent; the call's outcome commits with the decisions after it and the
 reply. No tool is called inside a transaction.
 """
 
-from threads.engine.approvals import approvals_shown, approver_key, groups_of, in_groups, proposed_by
+from threads.engine.approvals import (
+    approvals_check,
+    approvals_shown,
+    approver_key,
+    groups_of,
+    in_groups,
+    proposed_by,
+)
 from threads.engine.deadlines import deadlines_sweep, pauses_escalate_due, pauses_expire_due
 from threads.engine.decisions import edited_by
 from threads.engine.edits import successor_of
@@ -115,7 +123,7 @@ __all__ = [
     "STEP_ENDED", "STEP_FINISHED", "Answer", "Answers", "Notifier", "Outcome", "PauseAnswer", "PauseClosed",
     "PauseKind", "PauseStatus", "PauseView", "Proposer", "Refusal", "ReplayKey", "ReplayView", "Reply", "RunHistory", "RunStatus",
     "StepStatus", "StepView", "Via",
-    "approvals_shown", "approver_key", "call_propose", "deadlines_sweep", "digest", "edited_by", "handback_close", "handback_edit", "handback_said", "heartbeats",
+    "approvals_check", "approvals_shown", "approver_key", "call_propose", "deadlines_sweep", "digest", "edited_by", "handback_close", "handback_edit", "handback_said", "heartbeats",
     "open_pauses", "pause_answer", "pause_change", "pause_edit", "pause_mirror", "pause_read", "pauses_answer",
     "pauses_escalate_due", "pauses_expire_due", "present", "publisher_start", "replay_delivered", "replay_expire",
     "replay_keep", "replay_release", "replays_find", "replays_settle", "replays_settled", "replays_take_over",

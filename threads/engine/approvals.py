@@ -92,22 +92,48 @@ def proposed_by(pause: Interrupt, by: str, via: str) -> bool:
                                     answered_via=Interrupt.Via.CONSOLE, answered_by=by).exists()
 
 
+def approval_refused(pause: Interrupt, *, decision: str, by: str, via: str) -> NotAnApprover | None:
+    """The ``NotAnApprover`` the policy over ``pause`` answers ``by`` with for ``decision`` (an edit
+    included), or None when it takes it (or no policy covers the pause)."""
+    approvals = pause.payload.get("approvals") if pause.kind == Interrupt.Kind.CONFIRM else None
+    if approvals is None:
+        return None
+    groups = groups_of(approvals)
+    if groups and not in_groups(by, via, groups):
+        return NotAnApprover(str(DETAIL_GROUP).format(group=", ".join(groups)))
+    if decision != "approve":
+        return None
+    if not by:
+        return NotAnApprover(DETAIL_NOBODY)
+    if proposed_by(pause, by, via):
+        return NotAnApprover(DETAIL_PROPOSER)
+    return None
+
+
+def approvals_check(thread_id: str, answers: list[tuple[str, str]], *, by: str, via: str) -> None:
+    """Before a door gives several answers at once (``(pause id, decision)`` each): the first refusal
+    any of them would get, raised, so that none is given when one would be refused. Each answer is
+    checked again in its own unit as it is given."""
+    pauses = {p.pk: p for p in Interrupt.objects.filter(thread_id=thread_id, pk__in=[a[0] for a in answers])}
+    for pause_id, decision in answers:
+        pause = pauses.get(pause_id)
+        refused = approval_refused(pause, decision=decision, by=by, via=via) if pause is not None else None
+        if refused is not None:
+            raise refused
+
+
 def approval_take(u: Unit, pause: Interrupt, *, decision: str, token: str, by: str,
                   via: str) -> dict[str, Any] | None:
     """Inside the answer's unit: refuse an answer the policy does not let ``by`` give (``NotAnApprover``);
     record an approval, raising ``ApprovalRecorded`` while the quorum is not met. Returns when the
     answer goes on to the claim: with the pause's payload to store with the claim (the approval that
     meets the quorum, written in the claim's own UPDATE), or None when nothing is to be added."""
-    approvals = dict(pause.payload["approvals"])
-    groups = groups_of(approvals)
-    if groups and not in_groups(by, via, groups):
-        raise NotAnApprover(str(DETAIL_GROUP).format(group=", ".join(groups)))
+    refused = approval_refused(pause, decision=decision, by=by, via=via)
+    if refused is not None:
+        raise refused
     if decision != "approve":
         return None
-    if not by:
-        raise NotAnApprover(DETAIL_NOBODY)
-    if proposed_by(pause, by, via):
-        raise NotAnApprover(DETAIL_PROPOSER)
+    approvals = dict(pause.payload["approvals"])
     key = approver_key(by, via)
     given = list(approvals.get("given") or [])
     needed = int(approvals.get("needed") or 1)

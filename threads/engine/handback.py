@@ -31,6 +31,7 @@ from typing import Any
 from django.db import IntegrityError
 from django.utils.translation import gettext_lazy as _
 
+from threads.engine.approvals import approval_refused
 from threads.engine.checks import mirror_policy
 from threads.engine.decisions import DETAIL_STALE, pause_find
 from threads.engine.lifecycle import run_status_set, step_status_set
@@ -139,6 +140,9 @@ def handback_edit(*, thread_id: str, pause_id: str, token: str, edit: Any, by: s
             raise InvalidAnswer(DETAIL_NOT_MIRRORED)
         if pause.status != Interrupt.Status.OPEN or not token_matches(token_for(pause), token):
             raise Stale(DETAIL_STALE, **stale_body(pause, thread_id))
+        refused = approval_refused(pause, decision="edit", by=by, via=via)  # a policy's group edits it, or no one
+        if refused is not None:
+            raise refused
         if not isinstance(edit, dict) or not isinstance(edit.get("args"), dict):
             raise InvalidAnswer(DETAIL_EDIT_SHAPE)
         name = edit.get("name", pause.tool)
