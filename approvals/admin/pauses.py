@@ -368,7 +368,7 @@ class InterruptAdmin(BulkAnswers, admin.ModelAdmin):
                        by=request.user.get_username())
         except Stale as exc:
             messages.error(request, stale_message(exc.extra))
-        except (InvalidAnswer, NotFound) as exc:
+        except (InvalidAnswer, NotFound, NotAnApprover) as exc:  # outside the policy's group: nothing changed
             messages.error(request, str(exc.detail))
         else:
             self.log_change(request, pause, f"edited: {values}")

@@ -127,6 +127,27 @@ def test_an_answer_from_outside_the_group_is_an_error_and_changes_nothing(desk, 
     assert len(shop.charges("4411")) == 0
 
 
+def test_an_edit_from_outside_the_group_is_an_error_and_changes_nothing(desk, staff):
+    """An edit is an answer too: posted by staff outside the group (the page offers them none), it is refused
+    with the page's sentence; the call waits as it was, under the same id. The desk's own caller the same."""
+    from threads.engine import PauseAnswer, pauses_answer
+    from threads.errors import NotAnApprover
+
+    pause = big_charge(desk)
+    token = re.search(r'name="token" value="([^"]+)"', page_of(staff["ana"], pause["id"])).group(1)  # type: ignore[union-attr]
+    carla = staff["carla"]
+    response = carla.post(f"/admin/threads/interrupt/{pause['id']}/edit/", {
+        "token": token, "arg:order_id": "4411", "arg:amount": "400", "csrfmiddlewaretoken": csrf(carla)}, follow=True)
+    assert messages_of(response) == ["Only staff in finance may answer this call."]
+    with pytest.raises(NotAnApprover):  # another door's caller, editing as AG-UI does
+        pauses_answer(thread_id=Interrupt.objects.get(pk=pause["id"]).thread_id, by="agui", via=Via.AGUI,
+                      answers=[PauseAnswer(pause=pause["id"], token=token, edit={"amount": "400"})])
+    row = Interrupt.objects.get(pk=pause["id"])
+    assert row.status == Interrupt.Status.OPEN and Interrupt.objects.count() == 1
+    assert {a["name"]: a["value"] for a in row.step.arguments}["amount"] == 600
+    assert len(shop.charges("4411")) == 0
+
+
 def test_whoever_edited_the_call_reads_its_new_proposal_without_answers(desk, staff):
     pause = big_charge(desk)
     ana = staff["ana"]

@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalogue import registry
 from threads.engine.advance import advance_segment, step_check
+from threads.engine.approvals import approval_refused
 from threads.engine.decisions import DETAIL_STALE
 from threads.engine.execute import Prepared
 from threads.engine.lifecycle import run_status_set, step_status_set
@@ -57,6 +58,9 @@ def pause_edit_in(u: Unit, pause: Interrupt, *, token: str, values: dict[str, st
         raise InvalidAnswer(DETAIL_NOT_EDITABLE)
     if pause.status != Interrupt.Status.OPEN or not token_matches(token_for(pause), token):
         raise Stale(DETAIL_STALE, **stale_body(pause, pause.thread_id))
+    refused = approval_refused(pause, decision="edit", by=by, via=via)  # under a policy's group: its staff only
+    if refused is not None:
+        raise refused
     step, run = pause.step, pause.run
     agent = registry.get_agent(run.agent)
     selector = registry.selector_for(agent)
