@@ -99,7 +99,24 @@ def bridge_policies(given: Any) -> list[dict[str, Any]]:
             raise AgentFileError(path, f"policies[{i}].refuse", "a bridge cannot refuse a graph's own interrupt "
                                  "for it: refuse the call in the graph (StalwartMiddleware applies the agent "
                                  "file's refusals to each tool call), or name approvers")
+        never = _never_covers(policy)
+        if never:
+            raise AgentFileError(path, f"policies[{i}].when.{never[0]}", never[1])
     return [p.to_json() for p in policies]
+
+
+def _never_covers(policy: Any) -> tuple[str, str] | None:
+    """A condition no call a graph's interrupt asks about can meet (its place under ``when``, and why)."""
+    w = policy.when
+    if w.kind == "read":
+        return "kind", "a call a graph asks about is a write: a policy for reads would never cover one"
+    if w.declared:
+        return "declared", "a graph's tools declare nothing to Stalwart: this policy would never cover a call"
+    if w.tainted:
+        return "tainted", "Stalwart does not see what a graph's model read: this policy would never cover a call"
+    if w.doors and DOOR not in w.doors:
+        return "door", f"a graph's calls come through the door '{DOOR}': this policy would never cover one"
+    return None
 
 
 class Bridge:

@@ -200,6 +200,12 @@ def test_the_bridges_policies_are_checked_as_an_agent_files_are(tmp_path: Path):
     with pytest.raises(AgentFileError) as six:
         bridge_policies([{"name": "six", "when": {"tool": "send_email"}, "approvers": {"quorum": 6}}])
     assert six.value.place.startswith("policies[0].approvers")
+    for condition, place in (({"kind": "read"}, "kind"), ({"declared": ["egress"]}, "declared"),
+                             ({"tainted": True}, "tainted"), ({"door": "widget"}, "door")):
+        with pytest.raises(AgentFileError) as never:  # a condition no graph's call can meet
+            bridge_policies([{"name": "never", "when": {"tool": "send_email", **condition}, "confirm": True}])
+        assert never.value.place == f"policies[0].when.{place}" and "never" in never.value.reason
+    assert bridge_policies([{"name": "here", "when": {"door": "langgraph"}, "approvers": {"quorum": 2}}])
     (tmp_path / "none.yaml").write_text("agents: []\n", encoding="utf-8")
     with pytest.raises(AgentFileError) as empty:
         bridge_policies(tmp_path / "none.yaml")
