@@ -5,8 +5,9 @@ docs/policies.md).
 The shop's servers here serve the shop with a policy of their own (this
 module's ``estate``): every ``charge_card`` needs two approvers
 (``QUORUM``); the group cases use a second estate whose charges need one
-approver of the staff group ``finance`` (``GROUP``). The other promises'
-estate, and so their cases, are untouched.
+approver of the staff group ``finance`` (``GROUP``); the bridge serves its
+graph under the same policies (``make_app(policies=...)``). The other
+promises' estate, and so their cases, are untouched.
 
 Each case reads the run store (the pause's ``approvals``, its status and
 decision) and the shop's charges, then what the door told its caller, in

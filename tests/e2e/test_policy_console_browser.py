@@ -138,6 +138,20 @@ def test_two_finance_approvals_run_a_big_charge_once_and_others_read_it(finance_
         assert page.locator(".pause-edit").count() == 0
         assert page.inner_text(".pause-read-only") == words["outside"]
         shoot(page, f"policy-pause-read-only-{tag}-{scheme}")
+        # An edit posted anyway (a page kept open from before, the call's token in hand) is refused, saying why.
+        page.evaluate("""([url, token]) => {
+            const form = Object.assign(document.createElement("form"), {method: "post", action: url});
+            const csrf = document.querySelector("input[name=csrfmiddlewaretoken]").value;
+            for (const [name, value] of [["token", token], ["arg:amount", "400"], ["csrfmiddlewaretoken", csrf]]) {
+                form.append(Object.assign(document.createElement("input"), {type: "hidden", name, value}));
+            }
+            document.body.append(form);
+            form.submit();
+        }""", [pause_url.replace("/change/", "/edit/"), pause["token"]])
+        page.wait_for_url(pause_url)
+        assert page.inner_text(".messagelist") == words["outside"]
+        assert page.inner_text(".pause-approvals-count") == words["count"]  # the call waits as it was
+        shoot(page, f"policy-edit-refused-{tag}-{scheme}")
         page.goto(f"{base}/admin/catalogue/tool/")
         assert words["asks"] in page.inner_text("#policy-big-charges")
         shoot(page, f"policy-tools-{tag}-{scheme}")
