@@ -133,7 +133,9 @@ class Server:
             self._log.close()
 
     def __enter__(self) -> Server:
-        return self.start()
+        # ``with Server(...).start(timeout=...) as server`` enters a started server: a second start would leave
+        # the first process running after the block.
+        return self if self.proc is not None and self.proc.poll() is None else self.start()
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
